@@ -1,0 +1,528 @@
+"""Builds `tree.py` objects from lark's reductions (an inline Transformer: no lark Tree is ever made).
+
+Checks that the grammar leaves to the meaning of a token (an int where onnx wants an int, a known header key,
+a known attribute type, map's key type) are recorded in `problems` rather than raised, so one mistake does not
+lose the rest of the statement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lark import Token, Transformer
+
+from graphlsp.syntax import tree as t
+
+ATTRIBUTE_TYPES = {
+    "float", "int", "string", "tensor", "graph", "sparse_tensor", "type_proto",
+    "floats", "ints", "strings", "tensors", "graphs", "sparse_tensors", "type_protos",
+}  # fmt: skip
+MODEL_KEYS = {
+    "ir_version": "int", "opset_import": "list", "producer_name": "str", "producer_version": "str",
+    "domain": "str", "model_version": "int", "doc_string": "str", "metadata_props": "list",
+}  # fmt: skip
+FUNCTION_KEYS = {"opset_import": "list", "doc_string": "str", "domain": "str", "overload": "str"}
+
+
+def unescape(quoted: str) -> str:
+    """onnx's string literal rule: drop the quotes; a backslash takes the next character literally."""
+    body = quoted[1:-1]
+    if "\\" not in body:
+        return body
+    out = []
+    i = 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            i += 1
+            ch = body[i]
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+class _Bracketed:
+    """A bracketed list before it is given its final type: items plus the bracket positions."""
+
+    __slots__ = ("items", "start", "end")
+
+    def __init__(self, items: list[Any], start: int, end: int) -> None:
+        self.items = items
+        self.start = start
+        self.end = end
+
+
+class _Ids:
+    """A list of value names with onnx's empty slots; start/end are -1 when the list is empty."""
+
+    __slots__ = ("items", "start", "end")
+
+    def __init__(self, items: list[t.Name | None], start: int, end: int) -> None:
+        self.items = items
+        self.start = start
+        self.end = end
+
+
+def _start(x: Any) -> int:
+    return x.start_pos if isinstance(x, Token) else x.start
+
+
+def _end(x: Any) -> int:
+    return x.end_pos if isinstance(x, Token) else x.end
+
+
+def _bracketed(children: list[Any]) -> _Bracketed:
+    items = [c for c in children[1:-1] if c is not None and not (isinstance(c, Token) and c.type == "COMMA")]
+    return _Bracketed(items, children[0].start_pos, children[-1].end_pos)
+
+
+class TreeBuilder(Transformer):  # type: ignore[type-arg]
+    """lark callbacks, one per grammar rule (and alias)."""
+
+    def __init__(self) -> None:
+        super().__init__(visit_tokens=False)
+        self.problems: list[tuple[str, int, int]] = []
+
+    def _problem(self, message: str, start: int, end: int) -> None:
+        self.problems.append((message, start, end))
+
+    # ---- literals and names
+    def qname(self, c: list[Token]) -> t.Name:
+        tok = c[0]
+        if tok.type == "STRING":
+            return t.Name(unescape(tok), tok.start_pos, tok.end_pos, True)
+        return t.Name(str(tok), tok.start_pos, tok.end_pos, False)
+
+    def literal(self, c: list[Token]) -> t.Literal:
+        tok = c[-1]
+        start = c[0].start_pos
+        if tok.type == "STRING":
+            return t.Literal("string", str(tok), unescape(tok), start, tok.end_pos)
+        neg = len(c) == 2
+        text = ("-" if neg else "") + tok
+        if tok.type == "FLOAT_WORD":
+            return t.Literal("float", text, float(text), start, tok.end_pos)
+        if "." in tok or "e" in tok or "E" in tok:
+            return t.Literal("float", text, float(text), start, tok.end_pos)
+        return t.Literal("int", text, int(text), start, tok.end_pos)
+
+    def signed_int(self, c: list[Token]) -> t.Literal:
+        lit = self.literal(c)
+        if lit.kind != "int":
+            self._problem(f"expected an integer, found {lit.text}", lit.start, lit.end)
+            lit = t.Literal("int", lit.text, int(float(lit.value)), lit.start, lit.end)
+        return lit
+
+    # ---- headers
+    def header(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def header_entry(self, c: list[Any]) -> t.HeaderEntry:
+        key, value = c
+        name = t.Name(str(key), key.start_pos, key.end_pos)
+        if isinstance(value, Token):  # STRING
+            value = t.Literal("string", str(value), unescape(value), value.start_pos, value.end_pos)
+        elif isinstance(value, _Bracketed):
+            value_end = value.end
+            value = value.items
+            return t.HeaderEntry(name, value, key.start_pos, value_end)
+        return t.HeaderEntry(name, value, key.start_pos, value.end)
+
+    def kv_list(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def kv(self, c: list[Any]) -> t.KeyValue:
+        key, value = c
+        k = t.Literal("string", str(key), unescape(key), key.start_pos, key.end_pos)
+        if isinstance(value, Token):
+            value = t.Literal("string", str(value), unescape(value), value.start_pos, value.end_pos)
+        return t.KeyValue(k, value, k.start, value.end)
+
+    def _check_header(self, entries: list[t.HeaderEntry], keys: dict[str, str], what: str) -> None:
+        for e in entries:
+            kind = keys.get(e.key.value)
+            if kind is None:
+                self._problem(f"unknown {what} header key '{e.key.value}'", e.key.start, e.key.end)
+            elif kind == "list" and not isinstance(e.value, list):
+                self._problem(f"'{e.key.value}' takes a [...] list", e.start, e.end)
+            elif kind != "list" and isinstance(e.value, list):
+                self._problem(f"'{e.key.value}' takes a single value, not a list", e.start, e.end)
+            elif kind == "int" and isinstance(e.value, t.Literal) and e.value.kind != "int":
+                self._problem(f"'{e.key.value}' takes an integer", e.value.start, e.value.end)
+            elif kind == "str" and isinstance(e.value, t.Literal) and e.value.kind != "string":
+                self._problem(f"'{e.key.value}' takes a quoted string", e.value.start, e.value.end)
+            elif kind == "list" and isinstance(e.value, list):
+                want = "string" if e.key.value == "metadata_props" else "int"
+                shape = '"key": "value"' if want == "string" else '"domain": version'
+                for kv in e.value:
+                    if kv.value.kind != want:
+                        self._problem(f"'{e.key.value}' entries are {shape}", kv.start, kv.end)
+
+    # ---- types
+    def prim_type(self, c: list[Token]) -> Token:
+        return c[0]
+
+    def type_ctor(self, c: list[Token]) -> Token:
+        return c[0]
+
+    def shape(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def dim(self, c: list[Any]) -> t.Dim:
+        x = c[0]
+        if isinstance(x, t.Literal):
+            return t.Dim("value", x.value, x.start, x.end)
+        if x.type == "QMARK":
+            return t.Dim("unknown", None, x.start_pos, x.end_pos)
+        if x.type == "STRING":
+            return t.Dim("param", unescape(x), x.start_pos, x.end_pos)
+        return t.Dim("param", str(x), x.start_pos, x.end_pos)
+
+    def tensor_type(self, c: list[Any]) -> t.TypeRef:
+        prim = c[0]
+        if len(c) > 1 and c[1] is not None:
+            sh: _Bracketed = c[1]
+            dims = sh.items if sh.items else None
+            return t.TypeRef("tensor", prim.start_pos, sh.end, elem=str(prim), elem_start=prim.start_pos, dims=dims)
+        return t.TypeRef("tensor", prim.start_pos, prim.end_pos, elem=str(prim), elem_start=prim.start_pos, dims=[])
+
+    def dotted_name(self, c: list[Token]) -> t.Name:
+        return t.Name(".".join(c), c[0].start_pos, c[-1].end_pos)
+
+    def ctor_type(self, c: list[Any]) -> t.TypeRef:
+        ctor = c[0]
+        args = [x for x in c[2:-1] if x is not None and not (isinstance(x, Token) and x.type == "COMMA")]
+        start, end = ctor.start_pos, c[-1].end_pos
+        kind = str(ctor)
+
+        def as_type(x: Any) -> t.TypeRef | None:
+            if isinstance(x, t.TypeRef):
+                return x
+            self._problem(f"{kind}(...) expects a type here", _start(x), _end(x))
+            return None
+
+        if kind in ("seq", "optional"):
+            if len(args) != 1:
+                self._problem(f"{kind}(...) takes exactly one type", start, end)
+                return t.TypeRef(kind, start, end)
+            inner = as_type(args[0])
+            return t.TypeRef(kind, start, end, args=[inner] if inner else [])
+        if kind == "map":
+            if len(args) != 2:
+                self._problem("map(...) takes a key type and a value type: map(int64, float)", start, end)
+                return t.TypeRef(kind, start, end)
+            key = as_type(args[0])
+            if key is not None and (key.kind != "tensor" or key.dims != []):
+                self._problem("map key type must be a primitive type such as int64 or string", key.start, key.end)
+            value = as_type(args[1])
+            return t.TypeRef(
+                kind, start, end, elem=key.elem if key else None, elem_start=_start(args[0]),
+                args=[value] if value else [],
+            )  # fmt: skip
+        if kind == "sparse_tensor":
+            if len(args) != 1 or not isinstance(args[0], t.TypeRef) or args[0].kind != "tensor":
+                self._problem("sparse_tensor(...) takes a tensor type: sparse_tensor(float[N, 4])", start, end)
+                return t.TypeRef(kind, start, end)
+            inner = args[0]
+            return t.TypeRef(kind, start, end, elem=inner.elem, elem_start=inner.elem_start, dims=inner.dims)
+        # opaque(), opaque(name), opaque(domain, name)
+        names = []
+        for a in args:
+            if isinstance(a, t.Name):
+                names.append(a.value)
+            elif isinstance(a, t.TypeRef) and a.kind == "tensor" and a.dims == [] and a.elem:
+                names.append(a.elem)
+            else:
+                self._problem("opaque(...) takes a name, or a domain and a name", _start(a), _end(a))
+        if len(names) > 2:
+            self._problem("opaque(...) takes at most a domain and a name", start, end)
+        if len(names) == 2:
+            opaque = (names[0], names[1])
+        elif len(names) == 1:
+            opaque = ("", names[0])
+        else:
+            opaque = ("", "")
+        return t.TypeRef(kind, start, end, opaque=opaque)
+
+    def type_arg(self, c: list[Any]) -> Any:
+        return c[0]
+
+    # ---- value infos and graph signatures
+    def value_info(self, c: list[Any]) -> t.ValueInfo:
+        if len(c) == 2:
+            ty, name = c
+            return t.ValueInfo(ty, name, ty.start, name.end)
+        name = c[0]
+        return t.ValueInfo(None, name, name.start, name.end)
+
+    def graph_input(self, c: list[Any]) -> t.ValueInfo:
+        vi: t.ValueInfo = c[0]
+        if len(c) > 1:
+            vi.has_init = True
+            data = c[2] if len(c) > 2 else None
+            vi.init = data
+            vi.end = data.end if data is not None else c[1].end_pos
+        return vi
+
+    def graph_inputs(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def vi_list(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def value_infos(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def func_value_infos(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def graph_sig_tail(self, c: list[Any]) -> tuple[list[t.ValueInfo], list[t.ValueInfo], list[t.ValueInfo], int]:
+        inputs: list[t.ValueInfo] = []
+        i = 0
+        if isinstance(c[0], _Bracketed):
+            inputs = c[0].items
+            i = 1
+        outputs: _Bracketed = c[i + 1]
+        vis: list[t.ValueInfo] = []
+        end = outputs.end
+        if len(c) > i + 2 and c[i + 2] is not None:
+            vis = c[i + 2].items
+            end = c[i + 2].end
+        return inputs, outputs.items, vis, end
+
+    def graph_sig(self, c: list[Any]) -> t.GraphSig:
+        name, (inputs, outputs, vis, end) = c[0], c[1]
+        if len(c) > 2:  # the `{` of a separately parsed signature
+            end = c[2].end_pos
+        return t.GraphSig(name, inputs, outputs, vis, name.start, end)
+
+    def node_block(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def graph(self, c: list[Any]) -> t.Graph:
+        name, tail, block = c
+        sig = self.graph_sig([name, tail])
+        return t.Graph(sig, block.items, name.start, block.end)
+
+    # ---- nodes
+    def node_seq(self, c: list[t.Node]) -> list[t.Node]:
+        return c
+
+    def label(self, c: list[Any]) -> tuple[t.Name | None, int, int]:
+        name = c[1] if len(c) == 3 else None
+        return (name, c[0].start_pos, c[-1].end_pos)
+
+    def ids(self, c: list[Any]) -> _Ids:
+        # onnx: entries are separated by commas, an entry may be empty, a trailing empty entry is dropped.
+        items: list[t.Name | None] = []
+        current: t.Name | None = None
+        start = end = -1
+        for x in c:
+            if x is None:
+                continue
+            if start < 0:
+                start = _start(x)
+            end = _end(x)
+            if isinstance(x, Token):  # COMMA
+                items.append(current)
+                current = None
+            else:
+                current = x
+        items.append(current)
+        if items[-1] is None:
+            items.pop()
+        return _Ids(items, start, end)
+
+    def op_ref(self, c: list[Token]) -> t.OpRef:
+        parts: list[str] = []
+        overload = ""
+        i = 0
+        while i < len(c):
+            tok = c[i]
+            if tok.type == "IDENT":
+                parts.append(str(tok))
+            elif tok.type == "COLON":
+                overload = str(c[i + 1])
+                i += 1
+            i += 1
+        ident_toks = [x for x in c if x.type == "IDENT"]
+        op_tok = ident_toks[len(parts) - 1]
+        return t.OpRef(".".join(parts[:-1]), parts[-1], overload, c[0].start_pos, c[-1].end_pos, op_tok.start_pos)
+
+    def attrs(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def node(self, c: list[Any]) -> t.Node:
+        i = 0
+        label = None
+        if isinstance(c[0], tuple):
+            label = c[0][0]
+            start = c[0][1]
+            i = 1
+        outputs: _Ids = c[i]
+        if label is None:
+            start = outputs.start if outputs.start >= 0 else c[i + 1].start_pos
+        op: t.OpRef = c[i + 2]
+        i += 3
+        attributes: list[t.Attribute] = []
+        attrs_before = True
+        attrs_twice = False
+        if isinstance(c[i], _Bracketed):
+            attributes = c[i].items
+            i += 1
+        lpar = c[i]
+        inputs: _Ids = c[i + 1]
+        rpar = c[i + 2]
+        end = rpar.end_pos
+        if len(c) > i + 3 and c[i + 3] is not None:
+            after: _Bracketed = c[i + 3]
+            end = after.end
+            if attributes:
+                attrs_twice = True
+                self._problem(
+                    "attributes are given both before and after the inputs; onnx accepts only one list",
+                    after.start,
+                    after.end,
+                )
+            else:
+                attributes = after.items
+                attrs_before = False
+        return t.Node(
+            label, outputs.items, op, attributes, inputs.items, start, end,
+            attrs_before=attrs_before, attrs_twice=attrs_twice, inputs_start=lpar.start_pos,
+        )  # fmt: skip
+
+    # ---- attributes
+    def attr(self, c: list[Any]) -> t.Attribute:
+        name_tok = c[0]
+        name = t.Name(str(name_tok), name_tok.start_pos, name_tok.end_pos)
+        declared = None
+        value = c[-1]
+        if len(c) == 3:
+            d = c[1]
+            declared = t.Name(str(d), d.start_pos, d.end_pos)
+            if declared.value not in ATTRIBUTE_TYPES:
+                self._problem(f"unknown attribute type '{declared.value}'", d.start_pos, d.end_pos)
+        value = self._as_value(value)
+        return t.Attribute(name, declared, value, name.start, value.end)
+
+    def _as_value(self, v: Any) -> t.AttrValue:
+        if isinstance(v, t.Literal):
+            return t.LiteralValue(v, v.start, v.end)
+        return v  # type: ignore[no-any-return]
+
+    def value_list(self, c: list[Any]) -> t.ListValue:
+        b = _bracketed(c)
+        return t.ListValue([self._as_value(x) for x in b.items], b.start, b.end)
+
+    def type_value(self, c: list[Any]) -> t.TypeValue:
+        return t.TypeValue(c[0], c[0].start, c[0].end)
+
+    def tensor_name(self, c: list[Token]) -> t.Name:
+        return t.Name(str(c[0]), c[0].start_pos, c[0].end_pos)
+
+    def tensor_value(self, c: list[Any]) -> t.TensorValue:
+        ty = c[0]
+        name = None
+        data = None
+        end = ty.end
+        for x in c[1:]:
+            if isinstance(x, t.Name):
+                name = x
+                end = x.end
+            elif isinstance(x, t.TensorData):
+                data = x
+                end = x.end
+        return t.TensorValue(ty, name, data, ty.start, end)
+
+    def brace_data(self, c: list[Any]) -> t.TensorData:
+        b = _bracketed(c)
+        return t.TensorData(b.start, b.end, values=b.items)
+
+    def external_data(self, c: list[Any]) -> t.TensorData:
+        b = _bracketed(c)
+        return t.TensorData(b.start, b.end, external=b.items)
+
+    def graph_value(self, c: list[Any]) -> t.GraphValue:
+        return t.GraphValue(c[0], c[0].start, c[0].end)
+
+    def ref_value(self, c: list[Any]) -> t.RefValue:
+        name: t.Name = c[0]
+        return t.RefValue(name, name.start - 1, name.end)
+
+    # ---- functions
+    def func_attr(self, c: list[Any]) -> t.FuncAttr:
+        name: t.Name = c[0]
+        declared = None
+        default = None
+        for x in c[1:]:
+            if isinstance(x, Token):
+                declared = t.Name(str(x), x.start_pos, x.end_pos)
+                if declared.value not in ATTRIBUTE_TYPES:
+                    self._problem(f"unknown attribute type '{declared.value}'", x.start_pos, x.end_pos)
+            elif x is not None:
+                default = self._as_value(x)
+        end = default.end if default else (declared.end if declared else name.end)
+        return t.FuncAttr(name, declared, default, declared is not None or default is not None, name.start, end)
+
+    def func_attrs(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def func_param(self, c: list[Any]) -> t.ValueInfo:
+        return self.value_info(c)
+
+    def func_params(self, c: list[Any]) -> _Bracketed:
+        return _bracketed(c)
+
+    def function_sig(self, c: list[Any]) -> t.FunctionSig:
+        i = 0
+        header: list[t.HeaderEntry] = []
+        start = _start(c[0])
+        if isinstance(c[0], _Bracketed):
+            header = c[0].items
+            self._check_header(header, FUNCTION_KEYS, "function")
+            i = 1
+        elif c[0] is None:
+            i = 1
+            start = c[1].start
+        name: t.Name = c[i]
+        i += 1
+        attributes: list[t.FuncAttr] = []
+        if c[i] is None:
+            i += 1
+        elif isinstance(c[i], _Bracketed) and c[i + 1] is not None and isinstance(c[i + 1], _Bracketed):
+            # two bracketed lists in a row: the first is <attributes>, the second (params)
+            first_items = c[i].items
+            if first_items and isinstance(first_items[0], t.FuncAttr):
+                attributes = first_items
+                i += 1
+        inputs: _Bracketed = c[i]
+        outputs: _Bracketed = c[i + 2]
+        end = outputs.end
+        vis: list[t.ValueInfo] = []
+        if len(c) > i + 3 and c[i + 3] is not None:
+            vis = c[i + 3].items
+            end = c[i + 3].end
+        return t.FunctionSig(header, name, attributes, inputs.items, outputs.items, vis, start, end)
+
+    def function(self, c: list[Any]) -> t.Function:
+        sig, block = c
+        return t.Function(sig, block.items, sig.start, block.end)
+
+    def model(self, c: list[Any]) -> t.Model:
+        header: list[t.HeaderEntry] = []
+        i = 0
+        start = 0
+        if isinstance(c[0], _Bracketed):
+            header = c[0].items
+            self._check_header(header, MODEL_KEYS, "model")
+            start = c[0].start
+            i = 1
+        elif c[0] is None:
+            i = 1
+        graph: t.Graph = c[i]
+        if not header:
+            start = graph.start
+        functions = [f for f in c[i + 1 :] if f is not None]
+        end = functions[-1].end if functions else graph.end
+        return t.Model(header, graph, functions, start, end)

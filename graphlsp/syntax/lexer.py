@@ -1,0 +1,94 @@
+"""A fast lexer for lark, equivalent to its contextual lexer on our grammar.
+
+One compiled regex finds the next token (after skipping white space and `#` comments). Words are retyped to a
+keyword terminal (a type name, a type constructor, inf/nan) only if the parser's current state accepts that
+terminal: this reproduces onnx's look-ahead (`NextIsType`), so `float` is a type in `(float x)` but a value name
+in `float = Relu(x)`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from lark.exceptions import UnexpectedCharacters
+from lark.lexer import Lexer, Token
+
+_TOKEN = re.compile(
+    r"""(?:[ \t\r\n\f\v]+|\#[^\n]*)*+(?:
+      (?P<STRING>"(?:[^"\\]|\\[\s\S])*")
+    | (?P<WORD>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<NUMBER>[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)
+    | (?P<ARROW>=>)
+    | (?P<PUNCT>[(){}\[\]<>=,:.@?\-])
+    | (?P<BAD>[\s\S])
+    )""",
+    re.VERBOSE,
+)
+_SKIP = re.compile(r"(?:[ \t\r\n\f\v]+|#[^\n]*)*")
+_FLOAT_WORDS = {"inf", "infinity", "nan"}
+
+
+class WindowLexer(Lexer):
+    """Lexes `window = (text, start, end)`; set the window before each parse (see grammar.Parser)."""
+
+    __future_interface__ = 2
+
+    def __init__(self, lexer_conf: Any) -> None:
+        self.window: tuple[str, int, int] = ("", 0, 0)
+        self.punct: dict[str, str] = {}
+        self.keywords: dict[str, str] = {}
+        self.states: dict[int, Any] = {}
+
+    def bind(self, terminals: list[Any], parse_table: Any) -> None:
+        """Learn terminal names from the grammar (e.g. "(" is LPAR, "float" is FLOAT) and the parse table."""
+        for term in terminals:
+            pattern = term.pattern
+            if pattern.type == "str":
+                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", pattern.value):
+                    self.keywords[pattern.value] = term.name
+                else:
+                    self.punct[pattern.value] = term.name
+        self.states = parse_table.states
+
+    def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Token]:
+        text, pos, end = self.window
+        match = _TOKEN.match
+        punct = self.punct
+        keywords = self.keywords
+        states = self.states
+        while True:
+            m = match(text, pos, end)
+            if m is None:
+                return
+            kind = m.lastgroup
+            start = m.start(kind)  # type: ignore[arg-type]
+            pos = m.end()
+            value = m.group(kind)  # type: ignore[arg-type]
+            if kind == "WORD":
+                name = keywords.get(value)
+                accepts = states[parser_state.position]
+                if name is not None and name in accepts:
+                    kind = name
+                elif value.lower() in _FLOAT_WORDS and "FLOAT_WORD" in accepts:
+                    kind = "FLOAT_WORD"
+                else:
+                    kind = "IDENT"
+            elif kind == "PUNCT":
+                kind = punct[value]
+            elif kind == "ARROW":
+                # `=>` is one token only where an arrow can stand; elsewhere it is `=` then `>`.
+                if "ARROW" not in states[parser_state.position]:
+                    kind = punct["="]
+                    value = "="
+                    pos = start + 1
+            elif kind == "BAD":
+                raise UnexpectedCharacters(text, start, 0, 0, allowed=set(states[parser_state.position]))
+            yield Token(kind, value, start, None, None, None, None, pos)
+
+
+def skip_space(text: str, pos: int, end: int) -> int:
+    """The offset of the first character at or after pos that is not white space or inside a comment."""
+    m = _SKIP.match(text, pos, end)
+    return m.end() if m else pos
