@@ -1,0 +1,383 @@
+"""A parsed ONNX text file: its statements ("pieces"), their problems, and incremental reparse after edits.
+
+A file parses in one go when it is well-formed. When it is not, `recovery.py` cuts it into statements and each
+is parsed on its own, so one error costs one statement. Every statement is a `Piece`; the positions inside it are
+local, and `piece.origin + local` is the offset in the current text. After an edit, the statements around it
+are parsed again and the pieces after it only move their origin (`apply_edit`).
+"""
+
+from __future__ import annotations
+
+import gc
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+from typing import Any
+
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from graphlsp.syntax import tree as t
+from graphlsp.syntax.grammar import get_parser
+from graphlsp.syntax.positions import LineIndex
+from graphlsp.syntax.recovery import Segment, Segmenter
+
+SYNTAX_ERROR = "GL101"
+PROTOBUF_TEXT = "GL102"
+INVALID_VALUE = "GL103"
+PRINTER_ELLIPSIS = "GL104"
+
+_TERMINAL_TEXT = {
+    "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'", "LBRACE": "'{'", "RBRACE": "'}'",
+    "LESSTHAN": "'<'", "MORETHAN": "'>'", "EQUAL": "'='", "COMMA": "','", "COLON": "':'", "DOT": "'.'",
+    "AT": "'@'", "QMARK": "'?'", "MINUS": "'-'", "ARROW": "'=>'", "IDENT": "a name", "STRING": "a quoted string",
+    "NUMBER": "a number", "FLOAT_WORD": "inf or nan", "$END": "the end of the file",
+}  # fmt: skip
+_PROTOBUF_TEXT = re.compile(
+    r"\A(?:\s|#[^\n]*)*(?:ir_version|producer_name|producer_version|opset_import|graph|model_version|"
+    r"doc_string|domain|metadata_props|functions)\s*[:{]"
+)
+
+
+@dataclass(slots=True)
+class Problem:
+    """A syntax diagnostic. Offsets are local to the piece that holds it (absolute once `shifted`)."""
+
+    code: str
+    message: str
+    start: int
+    end: int
+    related: list[tuple[str, int, int]] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Piece:
+    """One top-level statement: header, graph_sig, node, graph_end, function_sig, function_end or error."""
+
+    kind: str
+    start: int
+    end: int
+    block: int
+    value: Any = None
+    problems: list[Problem] = field(default_factory=list)
+    failed: bool = False  # the statement did not parse (value is None or a repaired parse)
+    origin: int = 0
+
+    @property
+    def abs_start(self) -> int:
+        return self.origin + self.start
+
+    @property
+    def abs_end(self) -> int:
+        return self.origin + self.end
+
+
+@dataclass(slots=True)
+class ReparseReport:
+    """What an edit cost: "incremental" (only `pieces` statements, in [start, end) of the new text) or "full"."""
+
+    mode: str
+    start: int
+    end: int
+    pieces: int
+    reason: str = ""
+
+
+def _describe(token: Any) -> str:
+    if token.type == "$END":
+        return "the end of the file"
+    text = str(token)
+    if len(text) > 24:
+        text = text[:21] + "..."
+    return f"'{text}'"
+
+
+def _expected(names: set[str]) -> str:
+    words = sorted({_TERMINAL_TEXT.get(n, n.lower()) for n in names if not n.startswith("__")})
+    if "a name" in words and len(words) > 6:
+        words = [w for w in words if not (w.isalpha() and w.islower())]
+    if len(words) > 6:
+        words = words[:6] + ["..."]
+    if not words:
+        return "something else"
+    if len(words) == 1:
+        return words[0]
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def lark_problem(err: UnexpectedInput, text: str, end: int) -> Problem:
+    """A person-readable diagnostic from lark's exception."""
+    if isinstance(err, UnexpectedCharacters):
+        pos = err.pos_in_stream
+        ch = text[pos] if pos < len(text) else ""
+        if ch == '"':
+            return Problem(SYNTAX_ERROR, "unterminated string: no closing '\"'", pos, min(end, pos + 1))
+        if text.startswith("...", pos):
+            return Problem(
+                PRINTER_ELLIPSIS,
+                "'...' stands for tensor data that onnx's printer left out; onnx's parser cannot read it back",
+                pos,
+                pos + 3,
+            )
+        return Problem(SYNTAX_ERROR, f"unexpected character {ch!r}", pos, pos + 1)
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        pos = tok.start_pos if tok.type != "$END" else end
+        tok_end = tok.end_pos if tok.type != "$END" else end
+        if tok.type == "DOT" and text.startswith("...", pos):
+            return Problem(
+                PRINTER_ELLIPSIS,
+                "'...' stands for tensor data that onnx's printer left out; onnx's parser cannot read it back",
+                pos,
+                pos + 3,
+            )
+        return Problem(
+            SYNTAX_ERROR, f"expected {_expected(set(err.expected))}, found {_describe(tok)}", pos, tok_end or pos
+        )
+    return Problem(SYNTAX_ERROR, str(err).splitlines()[0], end, end)
+
+
+class SyntaxDocument:
+    """The syntax of one file. Build with `SyntaxDocument(text)`; edit with `apply_edit`."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = LineIndex(text)
+        self.pieces: list[Piece] = []
+        self._model: t.Model | None = None
+        self.last_report = ReparseReport("full", 0, len(text), 0)
+        self._parse_all()
+
+    # ---- full parse
+    def _parse_all(self) -> None:
+        text = self.text
+        parser = get_parser()
+        self._model = None
+        enabled = gc.isenabled()
+        gc.disable()  # the parse allocates ~1M small objects; the cyclic GC only slows it down
+        try:
+            try:
+                model = parser.parse(text, 0, len(text), "model")
+            except UnexpectedInput:
+                self.pieces = self._recover()
+            else:
+                self.pieces = self._pieces_of(model, parser.builder.problems)
+        finally:
+            if enabled:
+                gc.enable()
+        self.last_report = ReparseReport("full", 0, len(text), len(self.pieces))
+
+    def _pieces_of(self, model: t.Model, problems: list[tuple[str, int, int]]) -> list[Piece]:
+        pieces: list[Piece] = []
+        if model.header:
+            pieces.append(Piece("header", model.header[0].start, model.header[-1].end, 0, model.header))
+            # the header's brackets: widen to the `<` and `>`
+            pieces[-1].start = self.text.rfind("<", 0, model.header[0].start)
+            pieces[-1].end = self.text.find(">", model.header[-1].end) + 1
+        graph = model.graph
+        assert graph is not None
+        self._block_pieces(pieces, graph.sig, graph.nodes, graph.end, 0, "graph")
+        for i, fn in enumerate(model.functions):
+            self._block_pieces(pieces, fn.sig, fn.nodes, fn.end, i + 1, "function")
+        for message, start, end in problems:
+            self._attach(pieces, Problem(INVALID_VALUE, message, start, end))
+        return pieces
+
+    def _block_pieces(self, pieces: list[Piece], sig: Any, nodes: list[t.Node], end: int, block: int, kind: str) -> None:
+        brace = self.text.find("{", sig.end)
+        pieces.append(Piece(f"{kind}_sig", sig.start, brace + 1, block, sig))
+        for node in nodes:
+            pieces.append(Piece("node", node.start, node.end, block, node))
+        pieces.append(Piece(f"{kind}_end", end - 1, end, block))
+
+    @staticmethod
+    def _attach(pieces: list[Piece], problem: Problem) -> None:
+        i = bisect_right(pieces, problem.start, key=lambda p: p.start) - 1
+        pieces[max(i, 0)].problems.append(problem)
+
+    def _recover(self) -> list[Piece]:
+        text = self.text
+        if not text.strip() or not any(not line.lstrip().startswith("#") for line in text.splitlines() if line.strip()):
+            piece = Piece("error", 0, len(text), 0, failed=True)
+            piece.problems.append(
+                Problem(SYNTAX_ERROR, "empty file: expected a model, e.g. `main (float[N] x) => (float[N] y) { y = Relu(x) }`", 0, 0)
+            )
+            return [piece]
+        if _PROTOBUF_TEXT.match(text):
+            piece = Piece("error", 0, len(text), 0, failed=True)
+            start = len(text) - len(text.lstrip())
+            first_line_end = text.find("\n", start)
+            piece.problems.append(
+                Problem(
+                    PROTOBUF_TEXT,
+                    "this is protobuf text format (a printed ModelProto), not ONNX text syntax: load it with "
+                    "google.protobuf.text_format, save it with onnx.save, then run `graphlsp convert model.onnx "
+                    "model.onnxtxt`",
+                    start,
+                    first_line_end if first_line_end >= 0 else len(text),
+                )
+            )
+            return [piece]
+        return [self._parse_segment(seg) for seg in Segmenter(text).run()]
+
+    def _parse_segment(self, seg: Segment) -> Piece:
+        piece = Piece(seg.kind if seg.symbol else seg.kind, seg.start, seg.end, seg.block)
+        for message, start, end, related in seg.problems:
+            piece.problems.append(Problem(SYNTAX_ERROR, message, start, end, related))
+        if seg.symbol is None:
+            piece.failed = bool(seg.problems)
+            return piece
+        parser = get_parser()
+        text = self.text
+        if seg.repair:
+            text = text[: seg.end] + seg.repair
+        try:
+            value = parser.parse(text, seg.start, seg.end + len(seg.repair), seg.symbol)
+        except UnexpectedInput as err:
+            if not seg.problems:
+                piece.problems.append(lark_problem(err, text, seg.end))
+            piece.failed = True
+            return piece
+        for message, start, end in parser.builder.problems:
+            piece.problems.append(Problem(INVALID_VALUE, message, start, end))
+        piece.failed = bool(seg.problems)
+        if seg.symbol == "node_seq":
+            if len(value) == 1:
+                piece.value = value[0]
+            elif not value:
+                piece.kind = "error"
+            else:  # the cutter kept two statements together; keep the first, report the rest
+                piece.value = value[0]
+        elif seg.symbol == "header":
+            piece.value = value.items
+        else:
+            piece.value = value
+        return piece
+
+    # ---- views
+    @property
+    def problems(self) -> list[Problem]:
+        """Every problem, with absolute offsets into the current text."""
+        out = []
+        for p in self.pieces:
+            for q in p.problems:
+                if p.origin:
+                    out.append(Problem(q.code, q.message, q.start + p.origin, q.end + p.origin,
+                                       [(m, s + p.origin, e + p.origin) for m, s, e in q.related]))  # fmt: skip
+                else:
+                    out.append(q)
+        return out
+
+    @property
+    def model(self) -> t.Model:
+        """The statements assembled as a Model. Positions inside are local to each statement's piece."""
+        if self._model is None:
+            self._model = self._assemble()
+        return self._model
+
+    def _assemble(self) -> t.Model:
+        header: list[t.HeaderEntry] = []
+        graph: t.Graph | None = None
+        functions: list[t.Function] = []
+        current: Any = None
+        nodes: list[t.Node] = []
+        for p in self.pieces:
+            if p.kind == "header" and p.value is not None:
+                header = p.value
+            elif p.kind in ("graph_sig", "function_sig"):
+                current = p.value
+                nodes = []
+                if p.value is None:
+                    current = None
+            elif p.kind == "node" and p.value is not None:
+                nodes.append(p.value)
+            elif p.kind == "graph_end" and current is not None and graph is None:
+                graph = t.Graph(current, nodes, current.start, p.end)
+                current = None
+            elif p.kind == "function_end" and current is not None:
+                functions.append(t.Function(current, nodes, current.start, p.end))
+                current = None
+        if current is not None and isinstance(current, t.GraphSig) and graph is None:
+            graph = t.Graph(current, nodes, current.start, len(self.text))
+        elif current is not None and isinstance(current, t.FunctionSig):
+            functions.append(t.Function(current, nodes, current.start, len(self.text)))
+        return t.Model(header, graph, functions, 0, len(self.text))
+
+    def node_pieces(self) -> list[Piece]:
+        return [p for p in self.pieces if p.kind == "node" and p.value is not None]
+
+    def piece_at(self, offset: int) -> Piece | None:
+        """The statement containing the offset (ends inclusive), if any."""
+        i = bisect_right(self.pieces, offset, key=lambda p: p.abs_start) - 1
+        if 0 <= i < len(self.pieces) and self.pieces[i].abs_start <= offset <= self.pieces[i].abs_end:
+            return self.pieces[i]
+        return None
+
+    # ---- edits
+    def apply_edit(self, start: int, end: int, new: str) -> ReparseReport:
+        """Replace text[start:end] with `new` and reparse as little as possible; returns what was reparsed."""
+        old_text = self.text
+        start = max(0, min(start, len(old_text)))
+        end = max(start, min(end, len(old_text)))
+        new_text = old_text[:start] + new + old_text[end:]
+        delta = len(new) - (end - start)
+        report = self._try_incremental(start, end, new, new_text, delta)
+        if report is None:
+            self.text = new_text
+            self.lines = LineIndex(new_text)
+            self._parse_all()
+            report = self.last_report
+        self.last_report = report
+        self._model = None
+        return report
+
+    def apply_lsp_edit(self, start: tuple[int, int], end: tuple[int, int], new: str, encoding: str = "utf-16") -> ReparseReport:
+        a = self.lines.offset(start[0], start[1], encoding)
+        b = self.lines.offset(end[0], end[1], encoding)
+        return self.apply_edit(a, b, new)
+
+    def _try_incremental(self, start: int, end: int, new: str, new_text: str, delta: int) -> ReparseReport | None:
+        pieces = self.pieces
+        if not pieces or any(p.kind == "error" for p in pieces):
+            return None
+        lines = self.lines
+        # The edited lines, widened to whole statements; a statement sharing a line is taken whole.
+        lo = lines.line_start(lines.line_of(start))
+        hi = lines.line_end(lines.line_of(end))
+        first = bisect_left(pieces, lo, key=lambda p: p.abs_end)  # first piece ending at or after lo
+        last = bisect_right(pieces, hi, key=lambda p: p.abs_start)  # pieces[first:last] touch [lo, hi]
+        for p in pieces[first:last]:
+            if p.kind != "node" or p.failed:
+                return None
+        if first == 0 or last >= len(pieces):
+            return None
+        before, after = pieces[first - 1], pieces[last]
+        if before.block != after.block or before.failed or after.failed:
+            return None
+        if before.kind not in ("node", "graph_sig", "function_sig"):
+            return None
+        if after.kind not in ("node", "graph_end", "function_end"):
+            return None
+        region_start = min(lo, pieces[first].abs_start) if last > first else lo
+        region_end = max(hi, pieces[last - 1].abs_end) if last > first else hi
+        if region_start < before.abs_end or region_end > after.abs_start:
+            return None  # the widened region reaches into a neighbour: let the full parse decide
+        new_end = region_end + delta
+        parser = get_parser()
+        try:
+            nodes = parser.parse(new_text, region_start, new_end, "node_seq")
+        except UnexpectedInput:
+            return None
+        problems = parser.builder.problems
+        new_pieces = [Piece("node", n.start, n.end, before.block, n) for n in nodes]
+        for message, s, e in problems:
+            if new_pieces:
+                self._attach(new_pieces, Problem(INVALID_VALUE, message, s, e))
+            else:
+                return None
+        if delta:
+            for p in pieces[last:]:
+                p.origin += delta
+        pieces[first:last] = new_pieces
+        self.lines.replace(start, end, new, new_text)
+        self.text = new_text
+        return ReparseReport("incremental", region_start, new_end, len(new_pieces))

@@ -1,0 +1,319 @@
+"""Splits a file that does not parse into statements, so each can be parsed (and fail) on its own.
+
+The file's statements are: the model header `<...>`, the graph signature up to its `{`, one node per statement,
+the closing `}`, then per function its signature, nodes and `}`. This module finds their boundaries from
+brackets alone, and notices the common ways a statement breaks (an unclosed bracket, a missing `(`) from what
+follows it, so that the next statement still starts in the right place. Decisions about one statement look at
+its own tokens and the first token after it, nothing further: an edit elsewhere cannot change them, which is
+what lets `document.py` reparse an edited region on its own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_SCAN = re.compile(
+    r"""(?:[ \t\r\n\f\v]+|\#[^\n]*)*+(?:
+      (?P<s>"(?:[^"\\]|\\[\s\S])*"?)
+    | (?P<w>[A-Za-z_][A-Za-z0-9_]*)
+    | (?P<n>[0-9][0-9.]*(?:[eE][+-]?[0-9]+)?)
+    | (?P<a>=>)
+    | (?P<p>[\s\S])
+    )""",
+    re.VERBOSE,
+)
+
+OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+CLOSERS = {v: k for k, v in OPENERS.items()}
+BRACKET_NAMES = {"(": "'('", "[": "'['", "{": "'{'", "<": "'<'"}
+
+
+@dataclass(slots=True)
+class Tok:
+    kind: str  # s (string), w (word), n (number), a (arrow), p (punctuation)
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(slots=True)
+class Segment:
+    """A statement's extent. `symbol` is the grammar start symbol to parse it with (None: not parseable)."""
+
+    kind: str  # header, graph_sig, node, graph_end, function_sig, function_end, error
+    start: int
+    end: int
+    symbol: str | None
+    block: int  # 0: the main graph, i + 1: function i
+    problems: list[tuple[str, int, int, list[tuple[str, int, int]]]] = field(default_factory=list)
+    repair: str = ""  # closers to append so that a cut statement can still be parsed
+
+
+def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Tok]:
+    end = len(text) if end is None else end
+    toks = []
+    pos = start
+    match = _SCAN.match
+    while True:
+        m = match(text, pos, end)
+        if m is None:
+            break
+        kind = m.lastgroup or "p"
+        s = m.start(kind)
+        pos = m.end()
+        toks.append(Tok(kind, m.group(kind), s, pos))
+    return toks
+
+
+class Segmenter:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.toks = tokenize(text)
+        self.segments: list[Segment] = []
+
+    # ---- helpers
+    def _at_line_start(self, j: int) -> bool:
+        if j == 0:
+            return True
+        return "\n" in self.text[self.toks[j - 1].end : self.toks[j].start]
+
+    def _line_first_token(self, j: int, floor: int) -> int:
+        """The first token on token j's line, but not before token `floor`."""
+        while j > floor and not self._at_line_start(j):
+            j -= 1
+        return j
+
+    def _match(self, j: int) -> int:
+        """Index of the bracket closing the one at j, or -1."""
+        depth = 0
+        for k in range(j, len(self.toks)):
+            t = self.toks[k]
+            if t.kind != "p":
+                continue
+            if t.text in OPENERS:
+                depth += 1
+            elif t.text in CLOSERS:
+                depth -= 1
+                if depth == 0:
+                    return k
+        return -1
+
+    def _looks_like_node(self, j: int) -> bool:
+        """Does a node statement start at token j? `[label]? ids = Op(.Op)*(:ov)? (` or `<`, not a graph `=>`."""
+        toks = self.toks
+        n = len(toks)
+        if j < n and toks[j].text == "[":
+            k = j + 1
+            while k < n and toks[k].text != "]" and k - j < 4:
+                k += 1
+            if k >= n or toks[k].text != "]":
+                return False
+            j = k + 1
+        k = j
+        while k < n and (toks[k].kind in "sw" or toks[k].text == ","):
+            k += 1
+        if k >= n or toks[k].text != "=":
+            return False
+        k += 1
+        if k >= n or toks[k].kind != "w":
+            return False
+        k += 1
+        while k + 1 < n and toks[k].text in (".", ":") and toks[k + 1].kind == "w":
+            k += 2
+        if k >= n or toks[k].text not in ("(", "<"):
+            return False
+        if toks[k].text == "(":
+            close = self._match(k)
+            if close >= 0 and close + 1 < n and toks[close + 1].kind == "a":
+                return False  # `name = g (x) => ...`: a graph-valued attribute
+        return True
+
+    def _where(self, offset: int) -> str:
+        line = self.text.count("\n", 0, offset)
+        col = offset - (self.text.rfind("\n", 0, offset) + 1)
+        return f"{line + 1}:{col + 1}"
+
+    # ---- statements
+    def _bracket_group(self, j: int) -> int:
+        """Index after the group opened at j; if it never closes, after the last token."""
+        close = self._match(j)
+        return close + 1 if close >= 0 else len(self.toks)
+
+    def _add(self, kind: str, i: int, j: int, symbol: str | None, block: int) -> Segment:
+        toks = self.toks
+        if j <= i:
+            start = end = toks[i].start if i < len(toks) else len(self.text)
+        else:
+            start, end = toks[i].start, toks[j - 1].end
+        seg = Segment(kind, start, end, symbol, block)
+        self.segments.append(seg)
+        return seg
+
+    def _signature(self, i: int, kind: str, symbol: str, block: int) -> int:
+        """A graph or function signature: up to and including the `{` at depth 0."""
+        toks = self.toks
+        depth = 0
+        j = i
+        while j < len(toks):
+            t = toks[j]
+            if t.kind == "p":
+                if t.text == "{" and depth == 0:
+                    self._add(kind, i, j + 1, symbol, block)
+                    return j + 1
+                if t.text in OPENERS:
+                    depth += 1
+                elif t.text in CLOSERS:
+                    depth = max(0, depth - 1)
+            j += 1
+        seg = self._add(kind, i, j, None, block)
+        what = "graph" if kind == "graph_sig" else "function"
+        seg.problems.append((f"expected '{{' to start the {what}'s nodes", seg.end, seg.end, []))
+        return j
+
+    def _node(self, i: int, block: int) -> int:
+        """One node statement starting at token i; returns the index after it."""
+        toks = self.toks
+        n = len(toks)
+        stack: list[int] = []  # token indices of open brackets
+        seen_eq = False
+        op_name = ""
+        inputs_open = -1
+        j = i
+        problem: tuple[str, int, int, list[tuple[str, int, int]]] | None = None
+        end = -1
+        while j < n:
+            t = toks[j]
+            x = t.text if t.kind == "p" else ""
+            if not stack:
+                if x == "}":
+                    if j == i:
+                        break
+                    problem = self._missing_inputs(op_name, t.start)
+                    end = j
+                    break
+                if x == "=":
+                    if seen_eq:  # a second `=` at depth 0: a new statement has begun on this line
+                        end = self._line_first_token(j, i + 1)
+                        while end > i + 1 and (toks[end - 1].kind in "sw" or toks[end - 1].text == ","):
+                            end -= 1
+                        problem = self._missing_inputs(op_name, toks[end].start if end < n else t.start)
+                        break
+                    seen_eq = True
+                elif seen_eq and not op_name and t.kind == "w":
+                    op_name = t.text
+                elif x in OPENERS:
+                    if x == "(" and seen_eq:
+                        inputs_open = j
+                    elif x == "[" and seen_eq:
+                        end = j
+                        problem = self._missing_inputs(op_name, t.start)
+                        break
+                    stack.append(j)
+                elif x in CLOSERS:
+                    end = j + 1
+                    problem = (f"unexpected '{x}' with nothing open", t.start, t.end, [])
+                    break
+            else:
+                top = toks[stack[-1]].text
+                if x in OPENERS:
+                    stack.append(j)
+                elif x in CLOSERS:
+                    if CLOSERS[x] == top:
+                        opened = stack.pop()
+                        if not stack and opened == inputs_open:
+                            j += 1
+                            if j < n and toks[j].text == "<":
+                                j = self._bracket_group(j)
+                            end = j
+                            break
+                    else:
+                        end = j
+                        problem = self._unclosed(stack, inputs_open, op_name, j, end)
+                        break
+                elif stack == [inputs_open] and not (t.kind in "sw" or x == ","):
+                    end = j
+                    if x == "=":
+                        end = max(self._line_first_token(j, inputs_open + 1), inputs_open + 1)
+                    problem = self._unclosed(stack, inputs_open, op_name, j, end)
+                    break
+                elif top != "{" and self._at_line_start(j) and self._looks_like_node(j):
+                    end = j
+                    problem = self._unclosed(stack, inputs_open, op_name, j, end)
+                    break
+            j += 1
+        if end < 0:
+            end = j
+            if stack:
+                problem = self._unclosed(stack, inputs_open, op_name, None, end)
+            elif j >= n and j > i:
+                problem = self._missing_inputs(op_name, len(self.text))
+        seg = self._add("node", i, end, "node_seq", block)
+        if problem is not None:
+            seg.problems.append(problem)
+            # Close what is open so the statement can still be parsed and reach the graph.
+            seg.repair = "".join(OPENERS[toks[k].text] for k in reversed(stack)) if stack else ""
+        return max(end, i + 1)
+
+    def _missing_inputs(self, op: str, at: int) -> tuple[str, int, int, list[tuple[str, int, int]]]:
+        what = f" of {op}" if op else ""
+        return (f"expected '(' and the inputs{what}", at, at, [])
+
+    def _unclosed(
+        self, stack: list[int], inputs_open: int, op: str, found_at: int | None, cut: int
+    ) -> tuple[str, int, int, list[tuple[str, int, int]]]:
+        found = self.toks[found_at] if found_at is not None else None
+        opener = self.toks[stack[-1]]
+        closer = OPENERS[opener.text]
+        if stack[-1] == inputs_open:
+            what = f"the inputs of {op}" if op else "the inputs"
+        elif opener.text == "<":
+            what = f"the attributes of {op}" if op else "the attributes"
+        elif opener.text == "[":
+            what = "the list"
+        elif opener.text == "{":
+            what = "the block"
+        else:
+            what = "the group"
+        where = self._where(opener.start)
+        message = f"expected '{closer}' to close {what} opened at {where}"
+        if found is not None:
+            shown = found.text if len(found.text) <= 20 else found.text[:17] + "..."
+            message += f", found '{shown}'"
+            at_start, at_end = found.start, found.end
+        else:
+            message += " before the end of the file"
+            at_start = at_end = len(self.text)
+        if found_at is not None and stack[-1] == inputs_open:
+            # Point at the end of the last input, where the ')' belongs.
+            at_start = at_end = self.toks[cut - 1].end
+        return (message, at_start, at_end, [("opened here", opener.start, opener.end)])
+
+    def _block(self, j: int, block: int, end_kind: str) -> int:
+        """Nodes up to the closing `}` of a graph or function body."""
+        toks = self.toks
+        while j < len(toks):
+            if toks[j].text == "}" and toks[j].kind == "p":
+                self._add(end_kind, j, j + 1, None, block)
+                return j + 1
+            j = self._node(j, block)
+        seg = self._add(end_kind, j, j, None, block)
+        seg.problems.append(("expected '}' to close the node list", len(self.text), len(self.text), []))
+        return j
+
+    def run(self) -> list[Segment]:
+        toks = self.toks
+        j = 0
+        if toks and toks[0].text == "<":
+            end = self._bracket_group(0)
+            self._add("header", 0, end, "header", 0)
+            j = end
+        if j < len(toks):
+            j = self._signature(j, "graph_sig", "graph_sig", 0)
+            j = self._block(j, 0, "graph_end")
+        block = 0
+        while j < len(toks):
+            block += 1
+            j = self._signature(j, "function_sig", "function_sig", block)
+            j = self._block(j, block, "function_end")
+        return self.segments
