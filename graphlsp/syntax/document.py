@@ -72,6 +72,17 @@ class Piece:
 
 
 @dataclass(slots=True)
+class Block:
+    """The statements of the main graph (is_graph) or of one function."""
+
+    index: int
+    is_graph: bool
+    sig: Piece | None
+    nodes: list[Piece]
+    end: Piece | None
+
+
+@dataclass(slots=True)
 class ReparseReport:
     """What an edit cost: "incremental" (only `pieces` statements, in [start, end) of the new text) or "full"."""
 
@@ -301,6 +312,27 @@ class SyntaxDocument:
         elif current is not None and isinstance(current, t.FunctionSig):
             functions.append(t.Function(current, nodes, current.start, len(self.text)))
         return t.Model(header, graph, functions, 0, len(self.text))
+
+    def blocks(self) -> list[Block]:
+        """The main graph (block 0) and each function (block i + 1): signature piece, node pieces, end piece.
+
+        A block whose signature did not parse has sig None; pieces that did not parse are left out of `nodes`.
+        """
+        out: list[Block] = []
+        for p in self.pieces:
+            if p.kind in ("graph_sig", "function_sig"):
+                out.append(Block(p.block, p.kind == "graph_sig", p if p.value is not None else None, [], None))
+            elif p.kind == "node" and p.value is not None and out and out[-1].index == p.block:
+                out[-1].nodes.append(p)
+            elif p.kind in ("graph_end", "function_end") and out and out[-1].index == p.block:
+                out[-1].end = p
+        return out
+
+    def header(self) -> Piece | None:
+        for p in self.pieces:
+            if p.kind == "header" and p.value is not None:
+                return p
+        return None
 
     def node_pieces(self) -> list[Piece]:
         return [p for p in self.pieces if p.kind == "node" and p.value is not None]
