@@ -103,7 +103,11 @@ def _describe(token: Any) -> str:
 
 
 def _expected(names: set[str]) -> str:
-    words = sorted({_TERMINAL_TEXT.get(n, n.lower()) for n in names if not n.startswith("__")})
+    names = {n for n in names if not n.startswith("__")}
+    if {"NUMBER", "STRING", "IDENT"} <= names:
+        # A value position: say so rather than list every literal and type keyword.
+        return "a value (a number, a quoted string, a type, a graph or @reference)"
+    words = sorted({_TERMINAL_TEXT.get(n, n.lower()) for n in names})
     if "a name" in words and len(words) > 6:
         words = [w for w in words if not (w.isalpha() and w.islower())]
     if len(words) > 6:
@@ -141,9 +145,13 @@ def lark_problem(err: UnexpectedInput, text: str, end: int) -> Problem:
                 pos,
                 pos + 3,
             )
-        return Problem(
-            SYNTAX_ERROR, f"expected {_expected(set(err.expected))}, found {_describe(tok)}", pos, tok_end or pos
-        )
+        expected = set(err.expected)
+        try:  # the exact set: LALR's default reductions make err.expected too wide
+            if err.interactive_parser is not None:
+                expected = set(err.interactive_parser.accepts()) or expected
+        except Exception:
+            pass
+        return Problem(SYNTAX_ERROR, f"expected {_expected(expected)}, found {_describe(tok)}", pos, tok_end or pos)
     return Problem(SYNTAX_ERROR, str(err).splitlines()[0], end, end)
 
 
@@ -234,10 +242,19 @@ class SyntaxDocument:
         piece = Piece(seg.kind if seg.symbol else seg.kind, seg.start, seg.end, seg.block)
         for message, start, end, related in seg.problems:
             piece.problems.append(Problem(SYNTAX_ERROR, message, start, end, related))
+        parser = get_parser()
         if seg.symbol is None:
             piece.failed = bool(seg.problems)
+            if seg.kind in ("graph_sig", "function_sig") and seg.end > seg.start:
+                # A signature without its `{`: if it breaks earlier, that is the better message.
+                symbol = "graph_sig" if seg.kind == "graph_sig" else "function_sig"
+                try:
+                    parser.parse(self.text, seg.start, seg.end, symbol)
+                except UnexpectedInput as err:
+                    first = lark_problem(err, self.text, seg.end)
+                    if first.start < seg.end:
+                        piece.problems[:] = [first]
             return piece
-        parser = get_parser()
         text = self.text
         if seg.repair:
             text = text[: seg.end] + seg.repair

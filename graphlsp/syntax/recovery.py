@@ -189,15 +189,13 @@ class Segmenter:
                 if x == "}":
                     if j == i:
                         break
-                    problem = self._missing_inputs(op_name, t.start)
+                    problem = self._missing_inputs(op_name, toks[j - 1].end)
                     end = j
                     break
                 if x == "=":
                     if seen_eq:  # a second `=` at depth 0: a new statement has begun on this line
                         end = self._line_first_token(j, i + 1)
-                        while end > i + 1 and (toks[end - 1].kind in "sw" or toks[end - 1].text == ","):
-                            end -= 1
-                        problem = self._missing_inputs(op_name, toks[end].start if end < n else t.start)
+                        problem = self._missing_inputs(op_name, toks[end - 1].end)
                         break
                     seen_eq = True
                 elif seen_eq and not op_name and t.kind == "w":
@@ -207,7 +205,7 @@ class Segmenter:
                         inputs_open = j
                     elif x == "[" and seen_eq:
                         end = j
-                        problem = self._missing_inputs(op_name, t.start)
+                        problem = self._missing_inputs(op_name, toks[j - 1].end)
                         break
                     stack.append(j)
                 elif x in CLOSERS:
@@ -284,8 +282,8 @@ class Segmenter:
         else:
             message += " before the end of the file"
             at_start = at_end = len(self.text)
-        if found_at is not None and stack[-1] == inputs_open:
-            # Point at the end of the last input, where the ')' belongs.
+        if found_at is not None and cut > 0:
+            # Point just after the statement's last token, where the closer belongs.
             at_start = at_end = self.toks[cut - 1].end
         return (message, at_start, at_end, [("opened here", opener.start, opener.end)])
 

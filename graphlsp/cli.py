@@ -1,0 +1,142 @@
+"""The `graphlsp` command: check, convert."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from graphlsp import __version__
+
+EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"graphlsp: error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from graphlsp.lint.diagnostics import Diagnostic, collect
+    from graphlsp.lint.output import format_json, format_text, summary
+    from graphlsp.lint.rules import rule
+    from graphlsp.source import find_model_files, read_source
+    from graphlsp.syntax.document import SyntaxDocument
+
+    files, missing = find_model_files(args.paths or ["."])
+    status = EXIT_CLEAN
+    for m in missing:
+        print(f"graphlsp: error: {m}: no such file or directory", file=sys.stderr)
+        status = EXIT_USAGE
+    diagnostics: list[Diagnostic] = []
+    for path in files:
+        try:
+            source = read_source(path)
+        except OSError as e:
+            print(f"graphlsp: error: {path}: {e.strerror or e}", file=sys.stderr)
+            status = EXIT_USAGE
+            continue
+        doc = SyntaxDocument(source.text)
+        found = [] if source.error and source.error[0] == "GL106" else collect(doc, path)
+        if source.error:
+            code, message, offset = source.error
+            line, col = doc.lines.position(offset)
+            r = rule(code)
+            found.insert(0, Diagnostic(path, line + 1, col + 1, line + 1, col + 1, r.severity, code, r.name, message))
+        diagnostics.extend(found)
+    if args.format == "json":
+        sys.stdout.write(format_json(diagnostics))
+    else:
+        sys.stdout.write(format_text(diagnostics))
+        if not args.quiet:
+            print(summary(diagnostics, len(files)))
+    if status == EXIT_USAGE:
+        return status
+    return EXIT_ERRORS if any(d.severity == "error" for d in diagnostics) else EXIT_CLEAN
+
+
+def _convert(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import onnx
+
+    from graphlsp.lint.diagnostics import collect
+    from graphlsp.lint.output import format_text
+    from graphlsp.source import TEXT_SUFFIXES, read_source
+    from graphlsp.syntax.document import SyntaxDocument
+    from graphlsp.syntax.to_proto import model_to_proto
+
+    src, dst = args.input, args.output
+    to_binary = dst != "-" and Path(dst).suffix == ".onnx"
+    if dst != "-" and not to_binary and Path(dst).suffix not in TEXT_SUFFIXES:
+        print(f"graphlsp: error: {dst}: output must end in .onnx, .onnxtxt or .onnxtext (or be -)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        source = read_source(src)
+    except OSError as e:
+        print(f"graphlsp: error: {src}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    if source.error:
+        print(f"{src}:1:1: {source.error[0]} {source.error[1]}", file=sys.stderr)
+        return EXIT_ERRORS
+    if source.binary and not to_binary:
+        text = source.text
+    else:
+        doc = SyntaxDocument(source.text)
+        if doc.problems:
+            sys.stderr.write(format_text(d for d in collect(doc, src) if d.code.startswith("GL1")))
+            return EXIT_ERRORS
+        model = model_to_proto(doc.model)
+        if to_binary:
+            onnx.save(model, dst)
+            return EXIT_CLEAN
+        import onnx.printer
+
+        text = onnx.printer.to_text(model)
+    if dst == "-":
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        Path(dst).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+    return EXIT_CLEAN
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _ArgumentParser(prog="graphlsp", description="Language server and linter for ONNX text files.")
+    parser.add_argument("--version", action="version", version=f"graphlsp {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_ArgumentParser)
+
+    check = sub.add_parser("check", help="report diagnostics for model files and folders")
+    check.add_argument("paths", nargs="*", help="files or folders (*.onnxtxt, *.onnxtext, *.onnx); default: .")
+    check.add_argument("--format", choices=["text", "json"], default="text")
+    check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    check.set_defaults(func=_check)
+
+    convert = sub.add_parser("convert", help="convert between binary .onnx and ONNX text")
+    convert.add_argument("input", help="a .onnx, .onnxtxt or .onnxtext file")
+    convert.add_argument("output", help="a .onnx, .onnxtxt or .onnxtext file, or - for standard output")
+    convert.set_defaults(func=_convert)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_CLEAN
+    except Exception as e:  # a bug of ours: say so plainly, exit 2, no traceback unless asked for
+        import os
+        import traceback
+
+        print(f"graphlsp: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        if os.environ.get("GRAPHLSP_DEBUG"):
+            traceback.print_exc()
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

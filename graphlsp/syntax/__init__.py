@@ -1,0 +1,1 @@
+"""Text -> positioned syntax tree: grammar loading, lexing, parsing with recovery, incremental reparse."""
