@@ -187,7 +187,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return t.TypeRef("tensor", prim.start_pos, prim.end_pos, elem=str(prim), elem_start=prim.start_pos, dims=[])
 
     def dotted_name(self, c: list[Token]) -> t.Name:
-        return t.Name(".".join(c), c[0].start_pos, c[-1].end_pos)
+        return t.Name(".".join(x for x in c if x.type == "IDENT"), c[0].start_pos, c[-1].end_pos)
 
     def ctor_type(self, c: list[Any]) -> t.TypeRef:
         ctor = c[0]
@@ -243,6 +243,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         else:
             opaque = ("", "")
         return t.TypeRef(kind, start, end, opaque=opaque)
+
+    def type(self, c: list[Any]) -> t.TypeRef:  # the ctor_type alternative
+        return c[0]  # type: ignore[no-any-return]
 
     def type_arg(self, c: list[Any]) -> Any:
         return c[0]
