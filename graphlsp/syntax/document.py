@@ -400,7 +400,8 @@ class SyntaxDocument:
         if first == 0 or last >= len(pieces):
             return None
         before, after = pieces[first - 1], pieces[last]
-        if before.block != after.block or before.failed or after.failed:
+        # The statement before must have ended by itself: a cut one was cut by looking at what is now edited.
+        if before.block != after.block or before.failed:
             return None
         if before.kind not in ("node", "graph_sig", "function_sig"):
             return None

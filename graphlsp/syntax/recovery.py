@@ -171,10 +171,31 @@ class Segmenter:
         seg.problems.append((f"expected '{{' to start the {what}'s nodes", seg.end, seg.end, []))
         return j
 
+    @staticmethod
+    def _can_start_node(tok: Tok) -> bool:
+        return tok.kind in "sw" or tok.text in ("[", ",", "=")
+
+    def _stray(self, i: int, block: int) -> int:
+        """Tokens that cannot start a statement: one error up to the next token that can (or a `}`)."""
+        toks = self.toks
+        j = i
+        while j < len(toks) and not self._can_start_node(toks[j]) and toks[j].text != "}":
+            j += 1
+        seg = self._add("error", i, j, None, block)
+        first = toks[i]
+        if first.kind == "p" and first.text not in "(){}[]<>=,:.@?-":
+            message = f"unexpected character {first.text!r}"
+        else:
+            message = f"unexpected {first.text[:20]!r}: expected a node such as `y = Relu (x)` or '}}'"
+        seg.problems.append((message, first.start, first.end, []))
+        return j
+
     def _node(self, i: int, block: int) -> int:
         """One node statement starting at token i; returns the index after it."""
         toks = self.toks
         n = len(toks)
+        if not self._can_start_node(toks[i]):
+            return self._stray(i, block)
         stack: list[int] = []  # token indices of open brackets
         seen_eq = False
         op_name = ""
