@@ -47,6 +47,8 @@ class Problem:
     start: int
     end: int
     related: list[tuple[str, int, int]] = field(default_factory=list)
+    anchor: int = -1  # when >= 0, the message is rendered as `{message} opened at L:C{tail}`
+    tail: str = ""
 
 
 @dataclass(slots=True)
@@ -240,8 +242,8 @@ class SyntaxDocument:
 
     def _parse_segment(self, seg: Segment) -> Piece:
         piece = Piece(seg.kind if seg.symbol else seg.kind, seg.start, seg.end, seg.block)
-        for message, start, end, related in seg.problems:
-            piece.problems.append(Problem(SYNTAX_ERROR, message, start, end, related))
+        for sp in seg.problems:
+            piece.problems.append(Problem(SYNTAX_ERROR, sp.message, sp.start, sp.end, sp.related, sp.anchor, sp.tail))
         parser = get_parser()
         if seg.symbol is None:
             piece.failed = bool(seg.problems)
@@ -287,12 +289,16 @@ class SyntaxDocument:
         """Every problem, with absolute offsets into the current text."""
         out = []
         for p in self.pieces:
+            o = p.origin
             for q in p.problems:
-                if p.origin:
-                    out.append(Problem(q.code, q.message, q.start + p.origin, q.end + p.origin,
-                                       [(m, s + p.origin, e + p.origin) for m, s, e in q.related]))  # fmt: skip
-                else:
-                    out.append(q)
+                message = q.message
+                if q.anchor >= 0:
+                    line, col = self.lines.position(q.anchor + o)
+                    message = f"{message} opened at {line + 1}:{col + 1}{q.tail}"
+                elif q.tail:
+                    message += q.tail
+                related = [(m, s + o, e + o) for m, s, e in q.related]
+                out.append(Problem(q.code, message, q.start + o, q.end + o, related))
         return out
 
     @property

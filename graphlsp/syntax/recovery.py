@@ -38,6 +38,19 @@ class Tok:
 
 
 @dataclass(slots=True)
+class SegProblem:
+    """A problem found while cutting. When `anchor` >= 0 the message reads `{message} opened at L:C{tail}`,
+    with L:C the anchor's position in the current text (rendered late, so an edit above it cannot stale it)."""
+
+    message: str
+    start: int
+    end: int
+    related: list[tuple[str, int, int]] = field(default_factory=list)
+    anchor: int = -1
+    tail: str = ""
+
+
+@dataclass(slots=True)
 class Segment:
     """A statement's extent. `symbol` is the grammar start symbol to parse it with (None: not parseable)."""
 
@@ -46,7 +59,7 @@ class Segment:
     end: int
     symbol: str | None
     block: int  # 0: the main graph, i + 1: function i
-    problems: list[tuple[str, int, int, list[tuple[str, int, int]]]] = field(default_factory=list)
+    problems: list[SegProblem] = field(default_factory=list)
     repair: str = ""  # closers to append so that a cut statement can still be parsed
 
 
@@ -129,11 +142,6 @@ class Segmenter:
                 return False  # `name = g (x) => ...`: a graph-valued attribute
         return True
 
-    def _where(self, offset: int) -> str:
-        line = self.text.count("\n", 0, offset)
-        col = offset - (self.text.rfind("\n", 0, offset) + 1)
-        return f"{line + 1}:{col + 1}"
-
     # ---- statements
     def _bracket_group(self, j: int) -> int:
         """Index after the group opened at j; if it never closes, after the last token."""
@@ -168,7 +176,7 @@ class Segmenter:
             j += 1
         seg = self._add(kind, i, j, None, block)
         what = "graph" if kind == "graph_sig" else "function"
-        seg.problems.append((f"expected '{{' to start the {what}'s nodes", seg.end, seg.end, []))
+        seg.problems.append(SegProblem(f"expected '{{' to start the {what}'s nodes", seg.end, seg.end))
         return j
 
     @staticmethod
@@ -187,7 +195,7 @@ class Segmenter:
             message = f"unexpected character {first.text!r}"
         else:
             message = f"unexpected {first.text[:20]!r}: expected a node such as `y = Relu (x)` or '}}'"
-        seg.problems.append((message, first.start, first.end, []))
+        seg.problems.append(SegProblem(message, first.start, first.end))
         return j
 
     def _node(self, i: int, block: int) -> int:
@@ -201,7 +209,7 @@ class Segmenter:
         op_name = ""
         inputs_open = -1
         j = i
-        problem: tuple[str, int, int, list[tuple[str, int, int]]] | None = None
+        problem: SegProblem | None = None
         end = -1
         while j < n:
             t = toks[j]
@@ -231,7 +239,7 @@ class Segmenter:
                     stack.append(j)
                 elif x in CLOSERS:
                     end = j + 1
-                    problem = (f"unexpected '{x}' with nothing open", t.start, t.end, [])
+                    problem = SegProblem(f"unexpected '{x}' with nothing open", t.start, t.end)
                     break
             else:
                 top = toks[stack[-1]].text
@@ -274,13 +282,13 @@ class Segmenter:
             seg.repair = "".join(OPENERS[toks[k].text] for k in reversed(stack)) if stack else ""
         return max(end, i + 1)
 
-    def _missing_inputs(self, op: str, at: int) -> tuple[str, int, int, list[tuple[str, int, int]]]:
+    def _missing_inputs(self, op: str, at: int) -> SegProblem:
         what = f" of {op}" if op else ""
-        return (f"expected '(' and the inputs{what}", at, at, [])
+        return SegProblem(f"expected '(' and the inputs{what}", at, at)
 
     def _unclosed(
         self, stack: list[int], inputs_open: int, op: str, found_at: int | None, cut: int
-    ) -> tuple[str, int, int, list[tuple[str, int, int]]]:
+    ) -> SegProblem:
         found = self.toks[found_at] if found_at is not None else None
         opener = self.toks[stack[-1]]
         closer = OPENERS[opener.text]
@@ -294,19 +302,18 @@ class Segmenter:
             what = "the block"
         else:
             what = "the group"
-        where = self._where(opener.start)
-        message = f"expected '{closer}' to close {what} opened at {where}"
+        message = f"expected '{closer}' to close {what}"
         if found is not None:
             shown = found.text if len(found.text) <= 20 else found.text[:17] + "..."
-            message += f", found '{shown}'"
+            tail = f", found '{shown}'"
             at_start, at_end = found.start, found.end
         else:
-            message += " before the end of the file"
+            tail = " before the end of the file"
             at_start = at_end = len(self.text)
         if found_at is not None and cut > 0:
             # Point just after the statement's last token, where the closer belongs.
             at_start = at_end = self.toks[cut - 1].end
-        return (message, at_start, at_end, [("opened here", opener.start, opener.end)])
+        return SegProblem(message, at_start, at_end, [("opened here", opener.start, opener.end)], opener.start, tail)
 
     def _block(self, j: int, block: int, end_kind: str) -> int:
         """Nodes up to the closing `}` of a graph or function body."""
@@ -317,7 +324,7 @@ class Segmenter:
                 return j + 1
             j = self._node(j, block)
         seg = self._add(end_kind, j, j, None, block)
-        seg.problems.append(("expected '}' to close the node list", len(self.text), len(self.text), []))
+        seg.problems.append(SegProblem("expected '}' to close the node list", len(self.text), len(self.text)))
         return j
 
     def run(self) -> list[Segment]:

@@ -1,0 +1,73 @@
+"""Operator lookup in onnx's schema registry: cached by (op, version, domain), plus the op names per domain.
+
+The domains "" and "ai.onnx" are the same domain; everything here takes the normalized spelling "".
+"""
+
+from __future__ import annotations
+
+import difflib
+from functools import cache
+from typing import Iterable
+
+import onnx.defs
+from onnx.defs import OpSchema
+
+
+def normalize_domain(domain: str) -> str:
+    return "" if domain == "ai.onnx" else domain
+
+
+def domain_label(domain: str) -> str:
+    """How messages name a domain: the default domain is ai.onnx."""
+    return domain or "ai.onnx"
+
+
+@cache
+def schema_for(op_type: str, version: int, domain: str) -> OpSchema | None:
+    """The schema onnx uses for the op at that opset version (the newest with since_version <= version)."""
+    try:
+        return onnx.defs.get_schema(op_type, version, domain)
+    except onnx.defs.SchemaError:
+        return None
+
+
+@cache
+def _history() -> dict[str, dict[str, list[tuple[int, bool]]]]:
+    """domain -> op name -> [(since_version, deprecated)], oldest first."""
+    out: dict[str, dict[str, list[tuple[int, bool]]]] = {}
+    for s in onnx.defs.get_all_schemas_with_history():
+        out.setdefault(normalize_domain(s.domain), {}).setdefault(s.name, []).append((s.since_version, s.deprecated))
+    for ops in out.values():
+        for versions in ops.values():
+            versions.sort()
+    return out
+
+
+def known_domains() -> set[str]:
+    """The domains onnx has schemas for ("", "ai.onnx.ml", "ai.onnx.preview.training", ...)."""
+    return set(_history())
+
+
+def op_versions(op_type: str, domain: str) -> list[tuple[int, bool]]:
+    """Every (since_version, deprecated) of the op in the domain, oldest first; [] when onnx does not know it."""
+    return _history().get(domain, {}).get(op_type, [])
+
+
+def op_names(domain: str) -> list[str]:
+    return sorted(_history().get(domain, {}))
+
+
+def closest(name: str, candidates: Iterable[str], limit: int = 20000) -> str | None:
+    """The candidate closest to `name` (case-insensitive equality first, then difflib), or None."""
+    pool = list(candidates)
+    if not pool or len(pool) > limit:
+        return None
+    lower = name.lower()
+    for c in pool:
+        if c.lower() == lower and c != name:
+            return c
+    # difflib is quadratic in the name length and linear in the pool: keep only names of similar length
+    n = len(name)
+    near = [c for c in pool if abs(len(c) - n) <= max(2, n // 2) and c != name]
+    found = difflib.get_close_matches(name, near, n=1, cutoff=0.6)
+    return found[0] if found else None
