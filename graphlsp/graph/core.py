@@ -12,8 +12,9 @@ Every node and value keeps the syntax element it came from and the `Piece` that 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece
@@ -43,11 +44,11 @@ class Value:
     kind: str
     producer: Node | None = None
     output_index: int = -1
-    consumers: list[tuple[Node, int]] = field(default_factory=list)  # (node, input slot), subgraph nodes included
-    type: t.TypeRef | None = None
-    is_initializer: bool = False
     piece: Piece | None = None
     name_el: t.Name | None = None  # the defining name in the text
+    type: t.TypeRef | None = None
+    is_initializer: bool = False
+    consumers: list[tuple[Node, int]] = field(default_factory=list)  # (node, input slot), subgraph nodes included
     graph_outputs: list[Graph] = field(default_factory=list)  # graphs that list this value as an output
     duplicate_of: Value | None = None
 
@@ -197,6 +198,10 @@ class Graph:
     def consumers(self, name: str) -> list[Node]:
         v = self.lookup(name)
         return [n for n, _ in v.consumers] if v is not None else []
+
+    def is_outer(self, value: Value) -> bool:
+        """Whether `value` comes from an enclosing graph (outer scope) rather than this one."""
+        return value.graph is not self and value.kind != "undefined"
 
     def top_node(self, node: Node) -> Node | None:
         """The node of this graph that is `node` or holds it in a (nested) subgraph; None if it is elsewhere."""

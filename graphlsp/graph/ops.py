@@ -6,8 +6,8 @@ The domains "" and "ai.onnx" are the same domain; everything here takes the norm
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from functools import cache
-from typing import Iterable
 
 import onnx.defs
 from onnx.defs import OpSchema
@@ -57,17 +57,20 @@ def op_names(domain: str) -> list[str]:
     return sorted(_history().get(domain, {}))
 
 
-def closest(name: str, candidates: Iterable[str], limit: int = 20000) -> str | None:
-    """The candidate closest to `name` (case-insensitive equality first, then difflib), or None."""
-    pool = list(candidates)
-    if not pool or len(pool) > limit:
-        return None
+def closest(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to `name` (case-insensitive equality first, then difflib), or None.
+
+    Linear in the candidates: for a large pool (a big graph's values) use `suggest.Suggester`.
+    """
     lower = name.lower()
-    for c in pool:
-        if c.lower() == lower and c != name:
-            return c
-    # difflib is quadratic in the name length and linear in the pool: keep only names of similar length
     n = len(name)
-    near = [c for c in pool if abs(len(c) - n) <= max(2, n // 2) and c != name]
+    near = []
+    for c in candidates:
+        if c == name:
+            continue
+        if c.lower() == lower:
+            return c
+        if abs(len(c) - n) <= max(2, n // 2):
+            near.append(c)
     found = difflib.get_close_matches(name, near, n=1, cutoff=0.6)
     return found[0] if found else None

@@ -7,10 +7,12 @@ lose the rest of the statement.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from lark import Token, Transformer
 
+from graphlsp.syntax import semantics as sem
 from graphlsp.syntax import tree as t
 
 ATTRIBUTE_TYPES = {
@@ -100,6 +102,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             return t.Literal("string", str(tok), unescape(tok), start, tok.end_pos)
         neg = len(c) == 2
         text = ("-" if neg else "") + tok
+        if neg and c[0].end_pos != tok.start_pos:
+            # onnx keeps what lies between the sign and the number in the literal, and then cannot convert it
+            self._problem("no space is allowed after '-' in a number", start, tok.end_pos)
         if tok.type == "FLOAT_WORD":
             return t.Literal("float", text, float(text), start, tok.end_pos)
         if "." in tok or "e" in tok or "E" in tok:
@@ -110,7 +115,10 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         lit = self.literal(c)
         if lit.kind != "int":
             self._problem(f"expected an integer, found {lit.text}", lit.start, lit.end)
-            lit = t.Literal("int", lit.text, int(float(lit.value)), lit.start, lit.end)
+            value = float(lit.value)
+            lit = t.Literal("int", lit.text, int(value) if math.isfinite(value) else 0, lit.start, lit.end)
+        elif not sem.INT64_MIN <= lit.value <= sem.INT64_MAX:  # type: ignore[operator]
+            self._problem(f"{lit.text} is out of range for int64", lit.start, lit.end)
         return lit
 
     # ---- headers
@@ -237,6 +245,8 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         if len(names) > 2:
             self._problem("opaque(...) takes at most a domain and a name", start, end)
         if len(names) == 2:
+            if "." in names[1]:
+                self._problem("opaque(domain, name): the name cannot contain '.'", start, end)
             opaque = (names[0], names[1])
         elif len(names) == 1:
             opaque = ("", names[0])
@@ -265,6 +275,8 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             data = c[2] if len(c) > 2 else None
             vi.init = data
             vi.end = data.end if data is not None else c[1].end_pos
+            for message, start, end in sem.tensor_problems(vi.type, data, vi.start, vi.end):
+                self._problem(message, start, end)
         return vi
 
     def graph_inputs(self, c: list[Any]) -> _Bracketed:
@@ -358,12 +370,13 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
     def node(self, c: list[Any]) -> t.Node:
         i = 0
         label = None
-        if isinstance(c[0], tuple):
+        has_label = isinstance(c[0], tuple)
+        if has_label:
             label = c[0][0]
             start = c[0][1]
             i = 1
         outputs: _Ids = c[i]
-        if label is None:
+        if not has_label:
             start = outputs.start if outputs.start >= 0 else c[i + 1].start_pos
         op: t.OpRef = c[i + 2]
         i += 3
@@ -393,6 +406,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return t.Node(
             label, outputs.items, op, attributes, inputs.items, start, end,
             attrs_before=attrs_before, attrs_twice=attrs_twice, inputs_start=lpar.start_pos,
+            has_label=has_label,
         )  # fmt: skip
 
     # ---- attributes
@@ -407,6 +421,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             if declared.value not in ATTRIBUTE_TYPES:
                 self._problem(f"unknown attribute type '{declared.value}'", d.start_pos, d.end_pos)
         value = self._as_value(value)
+        message = sem.attribute_problem(declared, value)
+        if message is not None:
+            self._problem(message, value.start, value.end)
         return t.Attribute(name, declared, value, name.start, value.end)
 
     def _as_value(self, v: Any) -> t.AttrValue:
@@ -436,6 +453,8 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             elif isinstance(x, t.TensorData):
                 data = x
                 end = x.end
+        for message, start, stop in sem.tensor_problems(ty, data, ty.start, end):
+            self._problem(message, start, stop)
         return t.TensorValue(ty, name, data, ty.start, end)
 
     def brace_data(self, c: list[Any]) -> t.TensorData:
@@ -447,7 +466,11 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return t.TensorData(b.start, b.end, external=b.items)
 
     def graph_value(self, c: list[Any]) -> t.GraphValue:
-        return t.GraphValue(c[0], c[0].start, c[0].end)
+        graph: t.Graph = c[0]
+        if graph.sig.name.quoted:
+            # onnx reads a value that starts with '"' as a string literal
+            self._problem("a graph-valued attribute's name cannot be quoted", graph.sig.name.start, graph.sig.name.end)
+        return t.GraphValue(graph, graph.start, graph.end)
 
     def ref_value(self, c: list[Any]) -> t.RefValue:
         name: t.Name = c[0]
@@ -466,6 +489,10 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             elif x is not None:
                 default = self._as_value(x)
         end = default.end if default else (declared.end if declared else name.end)
+        if default is not None:
+            message = sem.attribute_problem(declared, default, in_function=True)
+            if message is not None:
+                self._problem(message, default.start, default.end)
         return t.FuncAttr(name, declared, default, declared is not None or default is not None, name.start, end)
 
     def func_attrs(self, c: list[Any]) -> _Bracketed:

@@ -167,6 +167,7 @@ class Node:
     attrs_before: bool = True
     attrs_twice: bool = False
     inputs_start: int = 0
+    has_label: bool = False  # `[]` is a label too: onnx sets the node's name to ""
 
 
 @dataclass(slots=True)

@@ -1,0 +1,26 @@
+"""`python -m bench [parse]`: run the benchmarks and print each figure next to its budget and onnx's time."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from bench import parse
+
+
+def main(argv: list[str]) -> int:
+    which = argv or ["parse"]
+    results = {}
+    if "parse" in which:
+        r = parse.run()
+        results["parse"] = r
+        print("== parse")
+        for line in parse.report(r):
+            print(line)
+    if "--json" in argv:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
