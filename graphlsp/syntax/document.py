@@ -184,6 +184,8 @@ class SyntaxDocument:
                 self.pieces = self._pieces_of(model, parser.builder.problems)
         finally:
             if enabled:
+                # Move the new objects out of the young generation, or the next collection scans all of them.
+                gc.freeze()
                 gc.enable()
         self.last_report = ReparseReport("full", 0, len(text), len(self.pieces))
 

@@ -208,6 +208,7 @@ class Segmenter:
         seen_eq = False
         op_name = ""
         inputs_open = -1
+        trailing = -1  # the `<` of attributes after the inputs
         j = i
         problem: SegProblem | None = None
         end = -1
@@ -232,6 +233,13 @@ class Segmenter:
                 elif x in OPENERS:
                     if x == "(" and seen_eq:
                         inputs_open = j
+                    elif x in "(<" and not seen_eq and j > i and toks[j - 1].kind == "w":
+                        # `y Relu (x)`: the op and its inputs, but no `=` before them
+                        inputs_open = j if x == "(" else -1
+                        op_name = toks[j - 1].text
+                        seen_eq = True
+                        problem = SegProblem("expected '=' between the outputs and the op", toks[j - 1].start,
+                                             toks[j - 1].start)  # fmt: skip
                     elif x == "[" and seen_eq:
                         end = j
                         problem = self._missing_inputs(op_name, toks[j - 1].end)
@@ -249,10 +257,15 @@ class Segmenter:
                     if CLOSERS[x] == top:
                         opened = stack.pop()
                         if not stack and opened == inputs_open:
-                            j += 1
-                            if j < n and toks[j].text == "<":
-                                j = self._bracket_group(j)
-                            end = j
+                            if j + 1 < n and toks[j + 1].text == "<":
+                                trailing = j + 1
+                                stack.append(trailing)
+                                j += 2
+                                continue
+                            end = j + 1
+                            break
+                        if not stack and opened == trailing:
+                            end = j + 1
                             break
                     else:
                         end = j
@@ -273,7 +286,7 @@ class Segmenter:
             end = j
             if stack:
                 problem = self._unclosed(stack, inputs_open, op_name, None, end)
-            elif j >= n and j > i:
+            elif j >= n and j > i and problem is None:
                 problem = self._missing_inputs(op_name, len(self.text))
         seg = self._add("node", i, end, "node_seq", block)
         if problem is not None:
@@ -315,6 +328,34 @@ class Segmenter:
             at_start = at_end = self.toks[cut - 1].end
         return SegProblem(message, at_start, at_end, [("opened here", opener.start, opener.end)], opener.start, tail)
 
+    def _header(self, i: int) -> int:
+        """The model header `<...>`; if its `>` is missing, it ends where the graph's signature begins."""
+        toks = self.toks
+        depth = 0
+        for k in range(i + 1, len(toks)):
+            t = toks[k]
+            if t.text == ">" and t.kind == "p" and depth == 0:
+                self._add("header", i, k + 1, "header", 0)
+                return k + 1
+            if t.text == "[" and t.kind == "p":
+                depth += 1
+            elif t.text == "]" and t.kind == "p":
+                depth = max(0, depth - 1)
+            elif t.kind == "a" or (t.kind == "p" and t.text in "({"):
+                cut = self._line_first_token(k, i + 1)
+                if cut == i + 1:  # header and graph on one line: the graph starts at its name
+                    cut = k - 1 if toks[k - 1].kind in "sw" else k
+                seg = self._add("header", i, cut, None, 0)
+                what = "the opset list" if depth else "the model header"
+                closer = "]" if depth else ">"
+                seg.problems.append(SegProblem(f"expected '{closer}' to close {what}", toks[cut - 1].end,
+                                               toks[cut - 1].end, [("opened here", toks[i].start, toks[i].end)],
+                                               toks[i].start if not depth else -1))  # fmt: skip
+                return cut
+        seg = self._add("header", i, len(toks), None, 0)
+        seg.problems.append(SegProblem("expected '>' to close the model header", len(self.text), len(self.text)))
+        return len(toks)
+
     def _block(self, j: int, block: int, end_kind: str) -> int:
         """Nodes up to the closing `}` of a graph or function body."""
         toks = self.toks
@@ -331,9 +372,7 @@ class Segmenter:
         toks = self.toks
         j = 0
         if toks and toks[0].text == "<":
-            end = self._bracket_group(0)
-            self._add("header", 0, end, "header", 0)
-            j = end
+            j = self._header(0)
         if j < len(toks):
             j = self._signature(j, "graph_sig", "graph_sig", 0)
             j = self._block(j, 0, "graph_end")
