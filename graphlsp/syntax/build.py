@@ -8,6 +8,7 @@ lose the rest of the statement.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from lark import Token, Transformer
@@ -41,6 +42,9 @@ def unescape(quoted: str) -> str:
         out.append(ch)
         i += 1
     return "".join(out)
+
+
+_LONG_WORD = re.compile(r"[^\s']{41,}")
 
 
 class _Bracketed:
@@ -86,6 +90,8 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         self.problems: list[tuple[str, int, int]] = []
 
     def _problem(self, message: str, start: int, end: int) -> None:
+        # a 5,000-digit literal is quoted by its ends, not in full
+        message = _LONG_WORD.sub(lambda m: m.group()[:16] + "..." + m.group()[-8:], message)
         self.problems.append((message, start, end))
 
     # ---- literals and names
@@ -109,6 +115,8 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             return t.Literal("float", text, float(text), start, tok.end_pos)
         if "." in tok or "e" in tok or "E" in tok:
             return t.Literal("float", text, float(text), start, tok.end_pos)
+        if len(tok) > 40:  # far outside int64 (and past Python's int() digit limit): keep it out of range
+            return t.Literal("int", text, (-1 if neg else 1) * (sem.INT64_MAX + 1), start, tok.end_pos)
         return t.Literal("int", text, int(text), start, tok.end_pos)
 
     def signed_int(self, c: list[Token]) -> t.Literal:
