@@ -44,8 +44,8 @@ def _block(i: int, x: str, inputs: list[str]) -> tuple[list[str], str]:
     ln1 = node("l1/LayerNormalization", "LayerNormalization", f'{x}, "{w}.l1.weight", "{w}.l1.bias"',
                "<axis: int = -1, epsilon: float = 1e-05>")  # fmt: skip
     shape = node("a/Shape", "Shape", ln1)
-    batch = node("a/Gather", "Gather", f'{shape}, {const("a/Constant", "int64 {0}")}', "<axis: int = 0>")
-    seq = node("a/Gather_1", "Gather", f'{shape}, {const("a/Constant_1", "int64 {1}")}', "<axis: int = 0>")
+    batch = node("a/Gather", "Gather", f"{shape}, {const('a/Constant', 'int64 {0}')}", "<axis: int = 0>")
+    seq = node("a/Gather_1", "Gather", f"{shape}, {const('a/Constant_1', 'int64 {1}')}", "<axis: int = 0>")
     qkv = node("a/qkv/MatMul", "MatMul", f'{ln1}, "{w}.a.qkv.w"')
     qkv = node("a/qkv/Add", "Add", f'"{w}.a.qkv.bias", {qkv}')
     sizes = const("a/Constant_2", "int64[3] {16,16,16}")
@@ -63,14 +63,14 @@ def _block(i: int, x: str, inputs: list[str]) -> tuple[list[str], str]:
         heads.append(node(f"a/Transpose_{j}", "Transpose", r, f"<perm: ints = [{perm}]>"))
         node(f"a/Identity_{j}", "Identity", cat)  # exporters leave such copies around
     scores = node("a/MatMul", "MatMul", f"{heads[0]}, {heads[1]}")
-    scores = node("a/Mul", "Mul", f'{scores}, {const("a/Constant_20", "float {0.35355338}")}')
+    scores = node("a/Mul", "Mul", f"{scores}, {const('a/Constant_20', 'float {0.35355338}')}")
     probs = node("a/Softmax", "Softmax", scores, "<axis: int = -1>")
     ctx = node("a/MatMul_1", "MatMul", f"{probs}, {heads[2]}")
     ctx = node("a/Transpose_3", "Transpose", ctx, "<perm: ints = [0, 2, 1, 3]>")
     axes = const("a/Constant_21", "int64[1] {0}")
     u0 = node("a/Unsqueeze_6", "Unsqueeze", f"{batch}, {axes}")
     u1 = node("a/Unsqueeze_7", "Unsqueeze", f"{seq}, {axes}")
-    cat = node("a/Concat_3", "Concat", f'{u0}, {u1}, {const("a/Constant_22", "int64[1] {16}")}', "<axis: int = 0>")
+    cat = node("a/Concat_3", "Concat", f"{u0}, {u1}, {const('a/Constant_22', 'int64[1] {16}')}", "<axis: int = 0>")
     ctx = node("a/Reshape_3", "Reshape", f"{ctx}, {cat}")
     out = node("a/o/MatMul", "MatMul", f'{ctx}, "{w}.a.o.w"')
     out = node("a/o/Add", "Add", f'"{w}.a.o.bias", {out}')
@@ -79,11 +79,11 @@ def _block(i: int, x: str, inputs: list[str]) -> tuple[list[str], str]:
                "<axis: int = -1, epsilon: float = 1e-05>")  # fmt: skip
     h = node("m/m.0/MatMul", "MatMul", f'{ln2}, "{w}.m.0.w"')
     h = node("m/m.0/Add", "Add", f'"{w}.m.0.bias", {h}')
-    d = node("m/m.1/Div", "Div", f'{h}, {const("m/m.1/Constant", "float {1.4142135}")}')
+    d = node("m/m.1/Div", "Div", f"{h}, {const('m/m.1/Constant', 'float {1.4142135}')}")
     e = node("m/m.1/Erf", "Erf", d)
-    a = node("m/m.1/Add", "Add", f'{e}, {const("m/m.1/Constant_1", "float {1}")}')
+    a = node("m/m.1/Add", "Add", f"{e}, {const('m/m.1/Constant_1', 'float {1}')}")
     g = node("m/m.1/Mul", "Mul", f"{h}, {a}")
-    g = node("m/m.1/Mul_1", "Mul", f'{g}, {const("m/m.1/Constant_2", "float {0.5}")}')
+    g = node("m/m.1/Mul_1", "Mul", f"{g}, {const('m/m.1/Constant_2', 'float {0.5}')}")
     h = node("m/m.2/MatMul", "MatMul", f'{g}, "{w}.m.2.w"')
     h = node("m/m.2/Add", "Add", f'"{w}.m.2.bias", {h}')
     return n, node("Add_1", "Add", f"{res}, {h}")
@@ -102,4 +102,6 @@ def generate_gpt(layers: int) -> str:
     nodes.append(f'   ["/head/MatMul"] "/head/MatMul_output_0" = MatMul ({x}, "head.w")')
     nodes.append('   ["/head/Add"] logits = Add ("head.bias", "/head/MatMul_output_0")')
     header = '<\n   ir_version: 8,\n   opset_import: ["" : 17],\n   producer_name: "graphlsp-bench"\n>\n'
-    return header + f"main_graph ({', '.join(inputs)}) => (float[batch,seq,50] logits) {{\n" + "\n".join(nodes) + "\n}\n"
+    return (
+        header + f"main_graph ({', '.join(inputs)}) => (float[batch,seq,50] logits) {{\n" + "\n".join(nodes) + "\n}\n"
+    )

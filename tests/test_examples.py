@@ -74,7 +74,7 @@ def _random_feed(model: onnx.ModelProto, rng: np.random.Generator) -> dict:
 
 def test_required_files_present():
     present = {p.name for p in EXAMPLES_DIR.glob("*.onnxtxt")}
-    assert REQUIRED <= present, f"missing: {sorted(REQUIRED - present)}"
+    assert present >= REQUIRED, f"missing: {sorted(REQUIRED - present)}"
 
 
 @pytest.mark.parametrize("name", sorted(REQUIRED))
@@ -155,7 +155,7 @@ def test_printer_round_trip_modulo_function_attr_defaults(name):
     model = _parse(name)
     reparsed = onnx.parser.parse_model(onnx.printer.to_text(model))
     assert _uses_defaulted_function_attrs(model) == (name in _PRINTER_DROPS_ATTR_DEFAULTS)
-    for orig, new in zip(model.functions, reparsed.functions):
+    for orig, new in zip(model.functions, reparsed.functions, strict=True):
         # The printer loses defaulted attributes entirely; put them back.
         assert len(new.attribute_proto) == 0 or new.attribute_proto == orig.attribute_proto
         del new.attribute_proto[:]
@@ -183,7 +183,7 @@ def test_broken_markers():
 
 
 def test_broken_rejected_by_onnx_parser():
-    with pytest.raises(Exception):
+    with pytest.raises(onnx.parser.ParseError):
         onnx.parser.parse_model(_text(BROKEN))
 
 

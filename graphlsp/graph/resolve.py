@@ -32,7 +32,7 @@ def resolve_op(node: Node, imports: dict[str, int], functions: dict[FunctionKey,
             where = (node.piece.origin + op.start, node.piece.origin + op.op_start - 1)
             return F.MISSING_OPSET_IMPORT, f"domain '{dom}' is not imported: add `\"{dom}\" : 1` to the {importer}'s " \
                 "opset_import", where  # fmt: skip
-        msg = f"the default domain (ai.onnx) is not imported: add `\"\" : {SUGGESTED_OPSET}` to the {importer}'s "
+        msg = f'the default domain (ai.onnx) is not imported: add `"" : {SUGGESTED_OPSET}` to the {importer}\'s '
         return F.MISSING_OPSET_IMPORT, msg + "opset_import", node.op_span
     if fn is not None:
         return None

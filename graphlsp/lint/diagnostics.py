@@ -40,7 +40,7 @@ def _make(
     line, col = doc.lines.position(start)
     end_line, end_col = doc.lines.position(max(start, end))
     rel = []
-    for msg, s, e in related:
+    for msg, s, _end in related:
         rl, rc = doc.lines.position(s)
         rel.append({"message": msg, "line": rl + 1, "col": rc + 1})
     return Diagnostic(

@@ -70,11 +70,14 @@ class _Ids:
 
 
 def _start(x: Any) -> int:
-    return x.start_pos if isinstance(x, Token) else x.start
+    """Start offset of a token or a tree element (our lexer always sets token positions)."""
+    pos: int = x.start_pos if isinstance(x, Token) else x.start  # type: ignore[assignment]
+    return pos
 
 
 def _end(x: Any) -> int:
-    return x.end_pos if isinstance(x, Token) else x.end
+    pos: int = x.end_pos if isinstance(x, Token) else x.end  # type: ignore[assignment]
+    return pos
 
 
 def _bracketed(children: list[Any]) -> _Bracketed:
@@ -95,13 +98,13 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         self.problems.append((message, start, end))
 
     # ---- literals and names
-    def qname(self, c: list[Token]) -> t.Name:
+    def qname(self, c: list[Any]) -> t.Name:
         tok = c[0]
         if tok.type == "STRING":
             return t.Name(unescape(tok), tok.start_pos, tok.end_pos, True)
         return t.Name(str(tok), tok.start_pos, tok.end_pos, False)
 
-    def literal(self, c: list[Token]) -> t.Literal:
+    def literal(self, c: list[Any]) -> t.Literal:
         tok = c[-1]
         start = c[0].start_pos
         if tok.type == "STRING":
@@ -119,7 +122,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             return t.Literal("int", text, (-1 if neg else 1) * (sem.INT64_MAX + 1), start, tok.end_pos)
         return t.Literal("int", text, int(text), start, tok.end_pos)
 
-    def signed_int(self, c: list[Token]) -> t.Literal:
+    def signed_int(self, c: list[Any]) -> t.Literal:
         lit = self.literal(c)
         if lit.kind != "int":
             self._problem(f"expected an integer, found {lit.text}", lit.start, lit.end)
@@ -137,7 +140,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         key, value = c
         name = t.Name(str(key), key.start_pos, key.end_pos)
         if isinstance(value, Token):  # STRING
-            value = t.Literal("string", str(value), unescape(value), value.start_pos, value.end_pos)
+            value = t.Literal("string", str(value), unescape(value), _start(value), _end(value))
         elif isinstance(value, _Bracketed):
             value_end = value.end
             value = value.items
@@ -151,7 +154,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         key, value = c
         k = t.Literal("string", str(key), unescape(key), key.start_pos, key.end_pos)
         if isinstance(value, Token):
-            value = t.Literal("string", str(value), unescape(value), value.start_pos, value.end_pos)
+            value = t.Literal("string", str(value), unescape(value), _start(value), _end(value))
         return t.KeyValue(k, value, k.start, value.end)
 
     def _check_header(self, entries: list[t.HeaderEntry], keys: dict[str, str], what: str) -> None:
@@ -175,10 +178,10 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
                         self._problem(f"'{e.key.value}' entries are {shape}", kv.start, kv.end)
 
     # ---- types
-    def prim_type(self, c: list[Token]) -> Token:
+    def prim_type(self, c: list[Any]) -> Token:
         return c[0]
 
-    def type_ctor(self, c: list[Token]) -> Token:
+    def type_ctor(self, c: list[Any]) -> Token:
         return c[0]
 
     def shape(self, c: list[Any]) -> _Bracketed:
@@ -187,7 +190,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
     def dim(self, c: list[Any]) -> t.Dim:
         x = c[0]
         if isinstance(x, t.Literal):
-            return t.Dim("value", x.value, x.start, x.end)
+            return t.Dim("value", int(x.value), x.start, x.end)
         if x.type == "QMARK":
             return t.Dim("unknown", None, x.start_pos, x.end_pos)
         if x.type == "STRING":
@@ -202,7 +205,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             return t.TypeRef("tensor", prim.start_pos, sh.end, elem=str(prim), elem_start=prim.start_pos, dims=dims)
         return t.TypeRef("tensor", prim.start_pos, prim.end_pos, elem=str(prim), elem_start=prim.start_pos, dims=[])
 
-    def dotted_name(self, c: list[Token]) -> t.Name:
+    def dotted_name(self, c: list[Any]) -> t.Name:
         return t.Name(".".join(x for x in c if x.type == "IDENT"), c[0].start_pos, c[-1].end_pos)
 
     def ctor_type(self, c: list[Any]) -> t.TypeRef:
@@ -356,7 +359,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             items.pop()
         return _Ids(items, start, end)
 
-    def op_ref(self, c: list[Token]) -> t.OpRef:
+    def op_ref(self, c: list[Any]) -> t.OpRef:
         parts: list[str] = []
         overload = ""
         i = 0
@@ -446,7 +449,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
     def type_value(self, c: list[Any]) -> t.TypeValue:
         return t.TypeValue(c[0], c[0].start, c[0].end)
 
-    def tensor_name(self, c: list[Token]) -> t.Name:
+    def tensor_name(self, c: list[Any]) -> t.Name:
         return t.Name(str(c[0]), c[0].start_pos, c[0].end_pos)
 
     def tensor_value(self, c: list[Any]) -> t.TensorValue:
@@ -491,9 +494,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         default = None
         for x in c[1:]:
             if isinstance(x, Token):
-                declared = t.Name(str(x), x.start_pos, x.end_pos)
+                declared = t.Name(str(x), _start(x), _end(x))
                 if declared.value not in ATTRIBUTE_TYPES:
-                    self._problem(f"unknown attribute type '{declared.value}'", x.start_pos, x.end_pos)
+                    self._problem(f"unknown attribute type '{declared.value}'", declared.start, declared.end)
             elif x is not None:
                 default = self._as_value(x)
         end = default.end if default else (declared.end if declared else name.end)

@@ -124,7 +124,7 @@ def _expected(names: set[str]) -> str:
 def lark_problem(err: UnexpectedInput, text: str, end: int) -> Problem:
     """A person-readable diagnostic from lark's exception."""
     if isinstance(err, UnexpectedCharacters):
-        pos = err.pos_in_stream
+        pos = err.pos_in_stream or 0
         ch = text[pos] if pos < len(text) else ""
         if ch == '"':
             return Problem(SYNTAX_ERROR, "unterminated string: no closing '\"'", pos, min(end, pos + 1))
@@ -138,8 +138,8 @@ def lark_problem(err: UnexpectedInput, text: str, end: int) -> Problem:
         return Problem(SYNTAX_ERROR, f"unexpected character {ch!r}", pos, pos + 1)
     if isinstance(err, UnexpectedToken):
         tok = err.token
-        pos = tok.start_pos if tok.type != "$END" else end
-        tok_end = tok.end_pos if tok.type != "$END" else end
+        pos = (tok.start_pos or 0) if tok.type != "$END" else end
+        tok_end = (tok.end_pos or 0) if tok.type != "$END" else end
         if tok.type == "DOT" and text.startswith("...", pos):
             return Problem(
                 PRINTER_ELLIPSIS,
@@ -205,7 +205,9 @@ class SyntaxDocument:
             self._attach(pieces, Problem(INVALID_VALUE, message, start, end))
         return pieces
 
-    def _block_pieces(self, pieces: list[Piece], sig: Any, nodes: list[t.Node], end: int, block: int, kind: str) -> None:
+    def _block_pieces(
+        self, pieces: list[Piece], sig: Any, nodes: list[t.Node], end: int, block: int, kind: str
+    ) -> None:
         brace = self.text.find("{", sig.end)
         pieces.append(Piece(f"{kind}_sig", sig.start, brace + 1, block, sig))
         for node in nodes:
@@ -222,7 +224,12 @@ class SyntaxDocument:
         if not text.strip() or not any(not line.lstrip().startswith("#") for line in text.splitlines() if line.strip()):
             piece = Piece("error", 0, len(text), 0, failed=True)
             piece.problems.append(
-                Problem(SYNTAX_ERROR, "empty file: expected a model, e.g. `main (float[N] x) => (float[N] y) { y = Relu(x) }`", 0, 0)
+                Problem(
+                    SYNTAX_ERROR,
+                    "empty file: expected a model, e.g. `main (float[N] x) => (float[N] y) { y = Relu(x) }`",
+                    0,
+                    0,
+                )
             )
             return [piece]
         if _PROTOBUF_TEXT.match(text):
@@ -387,7 +394,9 @@ class SyntaxDocument:
         self._model = None
         return report
 
-    def apply_lsp_edit(self, start: tuple[int, int], end: tuple[int, int], new: str, encoding: str = "utf-16") -> ReparseReport:
+    def apply_lsp_edit(
+        self, start: tuple[int, int], end: tuple[int, int], new: str, encoding: str = "utf-16"
+    ) -> ReparseReport:
         a = self.lines.offset(start[0], start[1], encoding)
         b = self.lines.offset(end[0], end[1], encoding)
         return self.apply_edit(a, b, new)

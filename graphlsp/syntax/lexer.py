@@ -74,10 +74,10 @@ class WindowLexer(Lexer):
             m = match(text, pos, end)
             if m is None:
                 return
-            kind = m.lastgroup
+            kind: str = m.lastgroup  # type: ignore[assignment]
             start = m.start(kind)  # type: ignore[arg-type]
             pos = m.end()
-            value = m.group(kind)  # type: ignore[arg-type]
+            value: str = m.group(kind)  # type: ignore[arg-type,assignment]
             if kind == "WORD":
                 name = keywords.get(value)
                 accepts = states[parser_state.position]

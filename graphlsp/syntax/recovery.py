@@ -299,9 +299,7 @@ class Segmenter:
         what = f" of {op}" if op else ""
         return SegProblem(f"expected '(' and the inputs{what}", at, at)
 
-    def _unclosed(
-        self, stack: list[int], inputs_open: int, op: str, found_at: int | None, cut: int
-    ) -> SegProblem:
+    def _unclosed(self, stack: list[int], inputs_open: int, op: str, found_at: int | None, cut: int) -> SegProblem:
         found = self.toks[found_at] if found_at is not None else None
         opener = self.toks[stack[-1]]
         closer = OPENERS[opener.text]

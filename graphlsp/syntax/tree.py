@@ -12,7 +12,6 @@ and lists keep empty entries. `to_proto.py` applies onnx's parser semantics on t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 
 @dataclass(slots=True)
@@ -127,7 +126,7 @@ class RefValue:
     end: int
 
 
-AttrValue = Union[LiteralValue, ListValue, TypeValue, TensorValue, GraphValue, RefValue]
+AttrValue = LiteralValue | ListValue | TypeValue | TensorValue | GraphValue | RefValue
 
 
 @dataclass(slots=True)
