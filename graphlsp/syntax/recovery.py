@@ -362,8 +362,10 @@ class Segmenter:
                 self._add(end_kind, j, j + 1, None, block)
                 return j + 1
             j = self._node(j, block)
+        last = self.segments[-1] if self.segments else None
         seg = self._add(end_kind, j, j, None, block)
-        seg.problems.append(SegProblem("expected '}' to close the node list", len(self.text), len(self.text)))
+        if not (last and any(p.start == len(self.text) for p in last.problems)):  # not twice at the end of file
+            seg.problems.append(SegProblem("expected '}' to close the node list", len(self.text), len(self.text)))
         return j
 
     def run(self) -> list[Segment]:
