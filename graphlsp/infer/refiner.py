@@ -1,0 +1,482 @@
+"""ShapeRefiner: runs shape functions over a graph in topological order, one InferenceContext per node.
+
+Seed 000's design: the refiner caches a context per node; `rerun` re-infers only the nodes whose inputs changed,
+walking consumers through a worklist and stopping where a node's new outputs equal the old ones (early cutoff).
+Before a node's shape function runs, the refiner checks what the schema alone says (input arity, required and
+typed attributes, type constraints) and derives output element types from the constraints. Ops defined by a
+function body (a model-local function or an onnx schema function) are inferred through the body.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from graphlsp.graph.core import Graph, Model, Node, Value
+from graphlsp.graph.findings import Finding
+from graphlsp.infer import dims as d
+from graphlsp.infer import shapes as sh
+from graphlsp.infer.attrs import Ref, attribute_values, tensor_value
+from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
+from graphlsp.infer.types import (
+    ELEM_BY_NAME,
+    MapType,
+    OptionalType,
+    SequenceType,
+    TensorType,
+    ValueType,
+    elem_name,
+    type_str,
+)
+from graphlsp.ops import registry
+from graphlsp.ops.signature import OpSignature, signature
+from graphlsp.syntax import tree as t
+from graphlsp.syntax.document import SyntaxDocument
+
+CONST_CAP = 1024  # elements: initializers this small are kept as known values
+
+
+def declared_type(ty: t.TypeRef | None) -> ValueType:
+    """A type written in the file, as a ValueType (dim_params become symbols)."""
+    if ty is None:
+        return None
+    if ty.kind in ("tensor", "sparse_tensor"):
+        shape = None
+        if ty.dims is not None:
+            shape = tuple(
+                dm.value if dm.kind == "value" else (d.symbol(str(dm.value)) if dm.kind == "param" else None)
+                for dm in ty.dims
+            )
+        return TensorType(ELEM_BY_NAME.get(ty.elem or ""), shape, ty.kind == "sparse_tensor")  # type: ignore[arg-type]
+    if ty.kind == "seq":
+        return SequenceType(declared_type(ty.args[0]) if ty.args else None)
+    if ty.kind == "optional":
+        return OptionalType(declared_type(ty.args[0]) if ty.args else None)
+    if ty.kind == "map":
+        return MapType(ELEM_BY_NAME.get(ty.elem or ""), declared_type(ty.args[0]) if ty.args else None)
+    return None
+
+
+def type_string(ty: ValueType) -> str | None:
+    """onnx's type string for constraint checks: tensor(float), seq(tensor(int64)), optional(...)."""
+    if isinstance(ty, TensorType):
+        if ty.elem is None:
+            return None
+        return f"{'sparse_tensor' if ty.sparse else 'tensor'}({elem_name(ty.elem)})"
+    if isinstance(ty, SequenceType):
+        inner = type_string(ty.elem)
+        return f"seq({inner})" if inner else None
+    if isinstance(ty, OptionalType):
+        inner = type_string(ty.elem)
+        return f"optional({inner})" if inner else None
+    if isinstance(ty, MapType):
+        inner = type_string(ty.value)
+        return f"map({elem_name(ty.key)}, {inner})" if inner and ty.key is not None else None
+    return None
+
+
+def type_from_string(s: str) -> ValueType:
+    if s.startswith("tensor(") and s.endswith(")"):
+        return TensorType(ELEM_BY_NAME.get(s[7:-1]), None)
+    if s.startswith("seq(") and s.endswith(")"):
+        return SequenceType(type_from_string(s[4:-1]))
+    if s.startswith("optional(") and s.endswith(")"):
+        return OptionalType(type_from_string(s[9:-1]))
+    return None
+
+
+@dataclass(slots=True)
+class RefineReport:
+    """Which nodes a pass inferred (all of them for a full pass; the changed cone for `rerun`)."""
+
+    inferred: int
+    nodes: list[Node] = field(default_factory=list)
+
+
+class ShapeRefiner:
+    def __init__(self, model: Model, doc: SyntaxDocument, evaluator: Any = None) -> None:
+        self.model = model
+        self.doc = doc
+        self.evaluator = evaluator  # the runner (issue: CPU runner), asked for values shape functions request
+        self.values: dict[Value, Inferred] = {}
+        self.contexts: dict[Node, InferenceContext] = {}
+        rank: dict[str, int] = {}
+        if model.graph is not None:
+            for vi in model.graph.inputs:
+                ty = declared_type(vi.type)
+                for s in _symbols(ty):
+                    rank.setdefault(s, len(rank))
+        self.unifier = sh.Unifier(rank)
+        self._bindings: list[dict[str, Any]] = []  # attribute bindings of function bodies being inferred
+
+    # ---- public
+    def run(self) -> RefineReport:
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            if self.model.graph is None:
+                return RefineReport(0)
+            return RefineReport(self._infer_graph(self.model.graph))
+        finally:
+            if enabled:
+                gc.enable()
+
+    def type_of(self, value: Value) -> ValueType:
+        x = self.values.get(value)
+        return x.type if x is not None else None
+
+    def findings(self) -> list[Finding]:
+        out: list[Finding] = []
+        for node, ctx in self.contexts.items():
+            for p in ctx.problems:
+                out.append(self._finding(node, p))
+        out.sort(key=lambda f: (f.start, f.code))
+        return out
+
+    # ---- graphs
+    def _infer_graph(self, graph: Graph) -> int:
+        self._init_graph(graph)
+        count = 0
+        for node in graph.topological_order():
+            self.infer_node(node)
+            count += 1
+        self._check_outputs(graph)
+        return count
+
+    def _init_graph(self, graph: Graph) -> None:
+        """Graph inputs and initializers: their declared types, and the values of small initializers."""
+        sig = graph.syntax
+        if sig is None:
+            return
+        origin = graph.piece.origin if graph.piece is not None else 0
+        entries = list(sig.inputs) + (list(sig.value_infos) if isinstance(sig, t.GraphSig) else [])
+        for vi in entries:
+            if vi is None or (vi in getattr(sig, "value_infos", ()) and not vi.has_init):
+                continue
+            value = graph.values.get(vi.name.value)
+            if value is None or (value.name_el is not None and value.name_el is not vi.name):
+                continue  # a later duplicate definition: the first one stands
+            const = None
+            if vi.has_init and vi.init is not None and vi.init.values is not None and vi.type is not None:
+                if len(vi.init.values) <= CONST_CAP:
+                    try:
+                        const = tensor_value(t.TensorValue(vi.type, None, vi.init, vi.start, vi.end))
+                    except Exception:
+                        const = None
+            if value not in self.values or const is not None or graph.kind != "model":
+                self.values[value] = Inferred(declared_type(vi.type), None, const)
+        del origin
+
+    def _set_inputs(self, graph: Graph, inputs: list[Inferred | None]) -> None:
+        for i, value in enumerate(graph.inputs):
+            declared = declared_type(value.type)
+            x = inputs[i] if i < len(inputs) else None
+            if x is None:
+                self.values[value] = Inferred(declared)
+                continue
+            try:
+                ty = _merge_types(declared, x.type, self.unifier)
+            except (sh.MergeError, TypeError):
+                ty = x.type
+            self.values[value] = Inferred(ty, x.sv, x.const)
+
+    def infer_subgraph(self, graph: Graph, input_types: list[ValueType]) -> list[ValueType]:
+        self._init_graph(graph)
+        self._set_inputs(graph, [Inferred(ty) for ty in input_types])
+        for node in graph.topological_order():
+            self.infer_node(node)
+        self._check_outputs(graph)
+        return [self.type_of(v) for v in graph.outputs]
+
+    def _check_outputs(self, graph: Graph) -> None:
+        """Declared graph outputs and value infos against what was inferred (GL315)."""
+        sig = graph.syntax
+        if sig is None:
+            return
+        declared_vis = [vi for vi in sig.outputs if vi.type is not None]
+        if isinstance(sig, t.GraphSig):
+            declared_vis += [vi for vi in sig.value_infos if vi.type is not None and not vi.has_init]
+        origin = graph.piece.origin if graph.piece is not None else 0
+        for vi in declared_vis:
+            value = graph.lookup(vi.name.value)
+            if value is None or value.producer is None:
+                continue
+            declared = declared_type(vi.type)
+            got = self.values.get(value)
+            if got is None:
+                continue
+            try:
+                merged = _merge_types(got.type, declared, self.unifier)
+            except (sh.MergeError, TypeError) as e:
+                producer = value.producer
+                ctx = self.contexts.get(producer)
+                if ctx is not None:
+                    ctx.problems.append(ShapeProblem(
+                        "GL315", f"'{value.name}' is declared {type_str(declared)} but {producer.op_type} "
+                        f"gives {type_str(got.type)} ({e})", (origin + vi.start, origin + vi.end),
+                        [(f"{producer.op_type} produces it here", producer.op_span)],
+                    ))  # fmt: skip
+                continue
+            got.type = merged
+
+    # ---- nodes
+    def infer_node(self, node: Node) -> bool:
+        """Infer one node from the current input values; True when its outputs changed."""
+        inputs = [self.values.get(v) if v is not None else None for v in node.inputs]
+        sig = None
+        if node.function is None and node.version is not None:
+            sig = signature(node.op_type, node.version, node.domain)
+        attrs = attribute_values(node.attributes)
+        if self._bindings:
+            attrs = self._bind(attrs)
+        ctx = InferenceContext(node, sig, node.version, inputs, attrs, self)
+        old = self.contexts.get(node)
+        self.contexts[node] = ctx
+        try:
+            if sig is not None:
+                self._check_signature(ctx, sig)
+            fn = registry.lookup(node.domain, node.op_type, node.version)
+            if fn is not None:
+                fn(ctx)
+            elif node.function is not None and node.function.body is not None:
+                self._infer_function(ctx, node.function.body, node.function.attributes)
+            elif sig is not None and sig.function_body(ctx.version) is not None:
+                self._infer_schema_function(ctx, sig)
+            elif sig is not None:
+                ctx.error("GL316", "no shape inference for this op yet: its outputs have unknown shapes",
+                          severity="info")  # fmt: skip
+        except InferenceError:
+            pass
+        except Exception as e:  # a bug in a shape function must not stop the rest of the graph
+            ctx.error("GL399", f"internal error in shape inference ({type(e).__name__}: {e})", severity="warning")
+        changed = False
+        for i, out in enumerate(node.outputs):
+            if out is None:
+                continue
+            new = ctx.outputs[i] if i < len(ctx.outputs) else None
+            if new is None:
+                elem = ctx.output_elems[i] if i < len(ctx.output_elems) else None
+                new = Inferred(TensorType(elem, None) if elem is not None else None)
+                ctx.outputs[i] = new
+            prev = self.values.get(out)
+            if prev is None or not new.same(prev):
+                changed = True
+            self.values[out] = new
+        return changed or old is None
+
+    def _bind(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        bound = self._bindings[-1]
+        return {k: (bound.get(v.name) if isinstance(v, Ref) else v) for k, v in attrs.items()}
+
+    def _check_signature(self, ctx: InferenceContext, sig: OpSignature) -> None:
+        node = ctx.node
+        n_in = len(node.inputs)
+        while n_in and node.inputs[n_in - 1] is None:
+            n_in -= 1
+        if not sig.min_input <= n_in <= sig.max_input:
+            want = str(sig.min_input) if sig.min_input == sig.max_input else f"{sig.min_input} to {sig.max_input}"
+            if sig.max_input > 1000:
+                want = f"at least {sig.min_input}"
+            ctx.error("GL312", f"takes {want} inputs, got {n_in}")
+        for name, spec in sig.attrs.items():
+            if spec.required and name not in ctx.attrs:
+                ctx.error("GL313", f"missing required attribute '{name}' ({spec.type_name})")
+        for a in node.attributes:
+            spec = sig.attrs.get(a.name.value)
+            if spec is None:
+                ctx.error("GL314", f"has no attribute '{a.name.value}'", attr=a.name.value, severity="warning")
+                continue
+            got = _attr_kind(a)
+            if got is not None and got != spec.type_name and not (got == "int" and spec.type_name == "float") \
+                    and not (got == "ints" and spec.type_name == "floats"):  # fmt: skip
+                ctx.error("GL314", f"attribute '{a.name.value}' must be {spec.type_name}, got {got}",
+                          attr=a.name.value)  # fmt: skip
+        # type constraints: check the inputs, bind each constraint, give the outputs their element types
+        bound: dict[str, str] = {}
+        params = list(sig.inputs)
+        for i, v in enumerate(node.inputs):
+            if v is None or not params:
+                continue
+            p = params[min(i, len(params) - 1)]
+            if i >= len(params) and p.option != "variadic":
+                continue
+            ts = type_string(ctx.input_type(i))
+            if ts is None:
+                continue
+            allowed = sig.constraints.get(p.type_str)
+            if allowed is None:  # a concrete type
+                if p.type_str != ts and "(" in p.type_str:
+                    ctx.error("GL311", f"input {i} ({p.name}) must be {p.type_str}, got {ts}", input=i)
+                continue
+            if ts not in allowed:
+                names = ", ".join(sorted(a.replace("tensor(", "").rstrip(")") for a in allowed))
+                ctx.error("GL311", f"input {i} ({p.name}) has type {ts}, which {p.type_str} does not allow "
+                          f"(allowed: {names})", input=i)  # fmt: skip
+                continue
+            if p.type_str in bound and bound[p.type_str] != ts and (p.option != "variadic" or p.homogeneous):
+                ctx.error("GL311", f"input {i} ({p.name}) is {ts} but an earlier input bound {p.type_str} to "
+                          f"{bound[p.type_str]}", input=i)  # fmt: skip
+                continue
+            bound.setdefault(p.type_str, ts)
+        outs = list(sig.outputs)
+        for i in range(len(node.outputs)):
+            if not outs:
+                break
+            p = outs[min(i, len(outs) - 1)]
+            ts = bound.get(p.type_str)
+            if ts is None and p.type_str not in sig.constraints:
+                ts = p.type_str
+            elif ts is None and len(sig.constraints.get(p.type_str, ())) == 1:
+                (ts,) = sig.constraints[p.type_str]
+            if ts is not None:
+                ty = type_from_string(ts)
+                if isinstance(ty, TensorType):
+                    ctx.output_elems[i] = ty.elem
+                elif ty is not None:
+                    ctx.outputs[i] = Inferred(ty)
+
+    # ---- function bodies
+    def _infer_function(self, ctx: InferenceContext, body: Graph, attrs: list[t.FuncAttr]) -> None:
+        """Infer a call through the function's body, with the call's attributes bound to the body's `@refs`."""
+        from graphlsp.infer.attrs import value_of
+
+        binding: dict[str, Any] = {}
+        for fa in attrs:
+            if fa.has_default:
+                binding[fa.name.value] = value_of(fa.default, fa.declared.value if fa.declared else None)
+        binding.update({k: v for k, v in ctx.attrs.items() if v is not None})
+        saved_values = {v: self.values.get(v) for v in body.values.values()}
+        saved_contexts = self.contexts
+        self.contexts = {}
+        self._bindings.append(binding)
+        try:
+            self._set_inputs(body, list(ctx.inputs))
+            for node in body.topological_order():
+                self.infer_node(node)
+            for i, value in enumerate(body.outputs):
+                x = self.values.get(value)
+                if x is not None and i < ctx.n_outputs:
+                    ctx.outputs[i] = Inferred(x.type, x.sv, x.const)
+        finally:
+            self._bindings.pop()
+            self.contexts = saved_contexts  # problems inside a body belong to the body, not to each call
+            for v, x in saved_values.items():
+                if x is None:
+                    self.values.pop(v, None)
+                else:
+                    self.values[v] = x
+
+    def _infer_schema_function(self, ctx: InferenceContext, sig: OpSignature) -> None:
+        body = _schema_body(sig.name, ctx.version, sig.domain)
+        if body is None:
+            ctx.error("GL316", "no shape inference for this op yet: its outputs have unknown shapes",
+                      severity="info")  # fmt: skip
+            return
+        graph, attrs = body
+        self._infer_function(ctx, graph, attrs)
+
+    # ---- values the shape functions ask for
+    def request_value(self, value: Value) -> np.ndarray | None:
+        if self.evaluator is None:
+            return None
+        try:
+            result = self.evaluator.value_of(value, self)
+        except Exception:
+            return None
+        return result if isinstance(result, np.ndarray) else None
+
+    # ---- positions
+    def line_of_value(self, value: Value) -> int | None:
+        span = value.span
+        if span is None:
+            return None
+        return self.doc.lines.line_of(span[0]) + 1
+
+    def _finding(self, node: Node, p: ShapeProblem) -> Finding:
+        start, end = p.span if p.span is not None else node.op_span
+        return Finding(p.code, p.message, start, end, p.severity, [(m, s, e) for m, (s, e) in p.related])
+
+
+def _attr_kind(a: t.Attribute) -> str | None:
+    """The attribute type a value has in the text (declared, or as onnx infers it)."""
+    if a.declared is not None:
+        return a.declared.value
+    v = a.value
+    if isinstance(v, t.LiteralValue):
+        return {"int": "int", "float": "float", "string": "string"}[v.literal.kind]
+    if isinstance(v, t.ListValue):
+        kinds = {_attr_kind(t.Attribute(a.name, None, x, 0, 0)) for x in v.items}
+        if not kinds:
+            return None
+        if kinds <= {"int"}:
+            return "ints"
+        if kinds <= {"int", "float"}:
+            return "floats"
+        if kinds <= {"string"}:
+            return "strings"
+        return None
+    if isinstance(v, t.TensorValue):
+        return "tensor"
+    if isinstance(v, t.GraphValue):
+        return "graph"
+    if isinstance(v, t.TypeValue):
+        return "type_proto"
+    return None
+
+
+def _merge_types(a: ValueType, b: ValueType, unifier: sh.Unifier) -> ValueType:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        if a.elem is not None and b.elem is not None and a.elem != b.elem:
+            raise TypeError(f"element type {elem_name(a.elem)} != {elem_name(b.elem)}")
+        return TensorType(a.elem if a.elem is not None else b.elem, sh.merge(a.shape, b.shape, unifier), a.sparse)
+    if type(a) is not type(b):
+        raise TypeError(f"{type_str(a)} != {type_str(b)}")
+    if isinstance(a, SequenceType) and isinstance(b, SequenceType):
+        return SequenceType(_merge_types(a.elem, b.elem, unifier))
+    if isinstance(a, OptionalType) and isinstance(b, OptionalType):
+        return OptionalType(_merge_types(a.elem, b.elem, unifier))
+    return a
+
+
+def _symbols(ty: ValueType) -> Iterable[str]:
+    if isinstance(ty, TensorType) and ty.shape is not None:
+        for x in ty.shape:
+            if isinstance(x, d.Expr):
+                yield from sorted(x.symbols())
+
+
+_SCHEMA_BODIES: dict[tuple[str, int, str], tuple[Graph, list[t.FuncAttr]] | None] = {}
+
+
+def _schema_body(op: str, version: int, domain: str) -> tuple[Graph, list[t.FuncAttr]] | None:
+    """An onnx schema's function body as one of our Graphs (printed by onnx, parsed by us; cached)."""
+    key = (op, version, domain)
+    if key in _SCHEMA_BODIES:
+        return _SCHEMA_BODIES[key]
+    result = None
+    sig = signature(op, version, domain)
+    proto = sig.function_body(version) if sig is not None else None
+    if proto is not None:
+        import onnx.printer
+
+        from graphlsp.graph.build import build_model
+
+        imports = {o.domain: o.version for o in proto.opset_import} or {domain: version}
+        opsets = ", ".join(f'"{k}" : {v}' for k, v in imports.items())
+        text = f"<ir_version: 10, opset_import: [{opsets}]>\nwrapper () => () {{}}\n" + onnx.printer.to_text(proto)
+        doc = SyntaxDocument(text)
+        model, _ = build_model(doc)
+        for fn in model.functions.values():
+            if fn.body is not None:
+                result = (fn.body, fn.attributes)
+                break
+    _SCHEMA_BODIES[key] = result
+    return result
