@@ -38,7 +38,7 @@ def tensor_value(tv: t.TensorValue) -> np.ndarray:
     values = tv.data.values if tv.data is not None and tv.data.values is not None else None
     dtype = _NUMPY.get(ty.elem or "")
     if dtype is not None and values is not None:
-        arr = np.array([lit.value for lit in values], dtype=dtype)
+        arr: np.ndarray = np.array([lit.value for lit in values], dtype=dtype)
         if arr.size != int(np.prod(shape)):
             raise TensorError(f"tensor of shape {list(shape)} has {arr.size} values")
         return arr.reshape(shape)

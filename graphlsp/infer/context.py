@@ -36,13 +36,10 @@ class Inferred:
     def same(self, other: Inferred | None) -> bool:
         if other is None or self.type != other.type or self.sv != other.sv:
             return False
-        if (self.const is None) != (other.const is None):
-            return False
-        return self.const is None or (
-            self.const.dtype == other.const.dtype  # type: ignore[union-attr]
-            and self.const.shape == other.const.shape  # type: ignore[union-attr]
-            and bool(np.array_equal(self.const, other.const, equal_nan=True))
-        )
+        a, b = self.const, other.const
+        if a is None or b is None:
+            return a is b
+        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
 
 
 @dataclass(slots=True)
@@ -234,13 +231,14 @@ class InferenceContext:
             return sh.broadcast(shapes)
         except sh.MergeError:
             desc = ", ".join(self.describe_input(i) for i in idx)
-            raise self.fail("GL301", f"shapes do not broadcast: {desc}", related=[self.related_input(i) for i in idx])
+            related = [self.related_input(i) for i in idx]
+            raise self.fail("GL301", f"shapes do not broadcast: {desc}", related=related) from None
 
     def merge_shapes(self, a: Shape, b: Shape, what: str) -> Shape:
         try:
             return sh.merge(a, b, self.refiner.unifier)
         except sh.MergeError as e:
-            raise self.fail("GL317", f"{what}: {shape_str(a)} and {shape_str(b)} differ ({e})")
+            raise self.fail("GL317", f"{what}: {shape_str(a)} and {shape_str(b)} differ ({e})") from None
 
     def elem_str(self, i: int) -> str:
         return elem_name(self.input_elem(i))

@@ -5,15 +5,14 @@ An `Expr` is a canonical integer polynomial over atoms. An atom is a symbol (a d
 equal keys, and expressions are interned, so `2*N+10` and `2*(N+5)` are the same object. Ceil-division and
 modulo are rewritten through floor (`ceil(E/d) = -floor(-E/d)`, `E % d = E - d*floor(E/d)`), and floors of
 floors fold: `floor((floor(E/a) + c)/b) = floor((E + a*c)/(a*b))`, so five stacked stride-2 convolutions on H
-give one floor, `floor((H + 31)/32)`. Equality is three-valued: True, False or None (unknown); nothing is ever guessed. Expressions
-past a size cap become unknown.
+give one floor, `floor((H + 31)/32)`. Equality is three-valued: True, False or None (unknown); nothing is
+ever guessed. Expressions past a size cap become unknown.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from typing import Union
 
 MAX_TERMS = 24
 MAX_KEY = 240
@@ -59,7 +58,7 @@ class Expr:
         return out
 
 
-Dim = Union[int, Expr, None]
+Dim = int | Expr | None
 
 _ATOMS: dict[str, Atom] = {}
 _EXPRS: dict[str, Expr] = {}

@@ -161,12 +161,12 @@ class ShapeRefiner:
             if value is None or (value.name_el is not None and value.name_el is not vi.name):
                 continue  # a later duplicate definition: the first one stands
             const = None
-            if vi.has_init and vi.init is not None and vi.init.values is not None and vi.type is not None:
-                if len(vi.init.values) <= CONST_CAP:
-                    try:
-                        const = tensor_value(t.TensorValue(vi.type, None, vi.init, vi.start, vi.end))
-                    except Exception:
-                        const = None
+            init = vi.init
+            if vi.has_init and init is not None and init.values is not None and len(init.values) <= CONST_CAP:
+                try:
+                    const = tensor_value(t.TensorValue(vi.type, None, init, vi.start, vi.end))  # type: ignore[arg-type]
+                except Exception:
+                    const = None
             if value not in self.values or const is not None or graph.kind != "model":
                 self.values[value] = Inferred(declared_type(vi.type), None, const)
         del origin
@@ -286,15 +286,14 @@ class ShapeRefiner:
             if spec.required and name not in ctx.attrs:
                 ctx.error("GL313", f"missing required attribute '{name}' ({spec.type_name})")
         for a in node.attributes:
-            spec = sig.attrs.get(a.name.value)
-            if spec is None:
+            known = sig.attrs.get(a.name.value)
+            if known is None:
                 ctx.error("GL314", f"has no attribute '{a.name.value}'", attr=a.name.value, severity="warning")
                 continue
             got = _attr_kind(a)
-            if got is not None and got != spec.type_name and not (got == "int" and spec.type_name == "float") \
-                    and not (got == "ints" and spec.type_name == "floats"):  # fmt: skip
-                ctx.error("GL314", f"attribute '{a.name.value}' must be {spec.type_name}, got {got}",
-                          attr=a.name.value)  # fmt: skip
+            want = known.type_name
+            if got is not None and got != want and (got, want) not in (("int", "float"), ("ints", "floats")):
+                ctx.error("GL314", f"attribute '{a.name.value}' must be {want}, got {got}", attr=a.name.value)
         # type constraints: check the inputs, bind each constraint, give the outputs their element types
         bound: dict[str, str] = {}
         params = list(sig.inputs)

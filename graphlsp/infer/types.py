@@ -8,14 +8,13 @@ equality for interned expressions), so the refiner can tell "same as before" che
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 from onnx import TensorProto
 
 from graphlsp.infer import dims as d
 from graphlsp.infer.dims import Dim
 
-Shape = Union[tuple[Dim, ...], None]
+Shape = tuple[Dim, ...] | None
 
 ELEM_BY_NAME: dict[str, int] = {
     name.lower(): value for name, value in TensorProto.DataType.items() if name != "UNDEFINED"
@@ -46,7 +45,7 @@ class OptionalType:
     elem: ValueType
 
 
-ValueType = Union[TensorType, SequenceType, MapType, OptionalType, None]
+ValueType = TensorType | SequenceType | MapType | OptionalType | None
 
 
 def elem_name(elem: int | None) -> str:

@@ -75,6 +75,11 @@ class OpSignature:
         return body if body is not None and len(body.node) else None
 
 
+def _int(enum: Any) -> int:
+    """onnx's pybind enums (AttrType, FormalParameterOption) as ints."""
+    return int(enum)
+
+
 def _default(attr: Any) -> Any:
     proto = attr.default_value
     if proto is None or proto.type == AttributeProto.UNDEFINED:
@@ -93,18 +98,19 @@ def signature(op_type: str, version: int, domain: str = "") -> OpSignature | Non
         return None
     params = [
         tuple(
-            Param(p.name, p.type_str, _OPTION.get(int(p.option.value), "single"), p.is_homogeneous, p.min_arity)
+            Param(p.name, p.type_str, _OPTION.get(_int(p.option), "single"), p.is_homogeneous, p.min_arity)
             for p in formal
         )
         for formal in (schema.inputs, schema.outputs)
     ]
     attrs = {
-        name: AttrSpec(name, ATTR_TYPE_NAMES.get(int(a.type.value), "?"), a.required, _default(a), a.description)
+        name: AttrSpec(name, ATTR_TYPE_NAMES.get(_int(a.type), "?"), a.required, _default(a), a.description)
         for name, a in schema.attributes.items()
     }
     constraints = {c.type_param_str: frozenset(c.allowed_type_strs) for c in schema.type_constraints}
     return OpSignature(
         domain, op_type, schema.since_version, schema.deprecated, params[0], params[1], attrs, constraints,
         schema.min_input, schema.max_input, schema.min_output, schema.max_output,
-        schema.has_function or schema.has_context_dependent_function, schema.doc or "", schema,
+        bool(getattr(schema, "has_function", False) or getattr(schema, "has_context_dependent_function", False)),
+        schema.doc or "", schema,
     )  # fmt: skip
