@@ -14,7 +14,7 @@ import onnx.defs
 from onnx import AttributeProto, helper
 
 _OPTION = {0: "single", 1: "optional", 2: "variadic"}
-ATTR_TYPE_NAMES = {
+ATTR_TYPE_NAMES: dict[int, str] = {
     AttributeProto.FLOAT: "float", AttributeProto.INT: "int", AttributeProto.STRING: "string",
     AttributeProto.TENSOR: "tensor", AttributeProto.GRAPH: "graph", AttributeProto.SPARSE_TENSOR: "sparse_tensor",
     AttributeProto.TYPE_PROTO: "type_proto", AttributeProto.FLOATS: "floats", AttributeProto.INTS: "ints",
