@@ -1,4 +1,4 @@
-"""The `graphlsp` command: check, convert."""
+"""The `graphlsp` command: check, shapes, convert."""
 
 from __future__ import annotations
 
@@ -102,6 +102,35 @@ def _convert(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _shapes(args: argparse.Namespace) -> int:
+    import json
+
+    from graphlsp.graph.build import build_model
+    from graphlsp.infer.refiner import ShapeRefiner
+    from graphlsp.infer.report import value_shapes
+    from graphlsp.infer.types import type_str
+    from graphlsp.source import read_source
+    from graphlsp.syntax.document import SyntaxDocument
+
+    try:
+        source = read_source(args.file)
+    except OSError as e:
+        print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    doc = SyntaxDocument(source.text)
+    model, _ = build_model(doc)
+    refiner = ShapeRefiner(model, doc)
+    refiner.run()
+    shapes = value_shapes(model, doc, refiner)
+    if args.format == "json":
+        print(json.dumps({"values": [v.to_json() for v in shapes]}, indent=2))
+    else:
+        width = max((len(v.name) for v in shapes), default=0)
+        for v in shapes:
+            print(f"{v.line}:{v.col}\t{v.name.ljust(width)}  {type_str(v.type)}")
+    return EXIT_ERRORS if any(p.code.startswith("GL1") for p in doc.problems) else EXIT_CLEAN
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(prog="graphlsp", description="Language server and linter for ONNX text files.")
     parser.add_argument("--version", action="version", version=f"graphlsp {__version__}")
@@ -112,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--format", choices=["text", "json"], default="text")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     check.set_defaults(func=_check)
+
+    shapes = sub.add_parser("shapes", help="print every value's inferred element type and shape")
+    shapes.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
+    shapes.add_argument("--format", choices=["text", "json"], default="text")
+    shapes.set_defaults(func=_shapes)
 
     convert = sub.add_parser("convert", help="convert between binary .onnx and ONNX text")
     convert.add_argument("input", help="a .onnx, .onnxtxt or .onnxtext file")

@@ -55,8 +55,12 @@ def collect(doc: SyntaxDocument, path: str = "<text>") -> list[Diagnostic]:
     if doc.model.graph is not None:
         from graphlsp.graph.build import build_model
 
-        _, findings = build_model(doc)
-        for f in findings:
+        from graphlsp.infer.refiner import ShapeRefiner
+
+        model, findings = build_model(doc)
+        refiner = ShapeRefiner(model, doc)
+        refiner.run()
+        for f in [*findings, *refiner.findings()]:
             out.append(_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related)))
     out.sort(key=lambda d: (d.start, d.code))
     return out

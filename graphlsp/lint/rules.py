@@ -56,6 +56,26 @@ RULES: dict[str, Rule] = {
         Rule("GL207", "unused-value", "warning", "A node output that nothing consumes and that is not a graph output."),
         Rule("GL208", "output-never-produced", "error", "A graph output that nothing defines."),
         Rule("GL209", "op-not-in-opset", "error", "The op exists, but not at the imported opset version."),
+        Rule("GL301", "broadcast-incompatible", "error", "Inputs whose shapes do not broadcast."),
+        Rule("GL302", "contraction-mismatch", "error", "MatMul/Gemm inner dimensions differ."),
+        Rule("GL303", "concat-dim-mismatch", "error", "Concat inputs differ outside the concatenation axis."),
+        Rule("GL304", "reshape-element-count", "error", "Reshape to a shape with a different element count."),
+        Rule("GL305", "conv-channel-mismatch", "error", "Conv input channels disagree with the weight and group."),
+        Rule("GL306", "kernel-too-large", "error", "A kernel larger than the padded input."),
+        Rule("GL307", "invalid-perm", "error", "Transpose perm of the wrong length or with bad values."),
+        Rule("GL308", "split-size-mismatch", "error", "Split sizes that do not add up to the dimension."),
+        Rule("GL309", "axis-out-of-range", "error", "An axis outside the input's rank."),
+        Rule("GL310", "index-out-of-range", "error", "A known index outside the dimension it indexes."),
+        Rule("GL311", "type-constraint", "error", "An input type the op's type constraints do not allow."),
+        Rule("GL312", "input-arity", "error", "Too few or too many inputs for the op."),
+        Rule("GL313", "missing-attribute", "error", "A required attribute is missing."),
+        Rule("GL314", "attribute-type", "error", "An attribute of the wrong type, or one the op does not have."),
+        Rule("GL315", "declared-type-conflict", "error", "A declared type (graph output, value info) that "
+             "contradicts the inferred one."),
+        Rule("GL316", "no-shape-inference", "info", "graphlsp has no shape rule for this op; its outputs are "
+             "of unknown shape."),
+        Rule("GL317", "shape-error", "error", "Another shape or type inconsistency."),
+        Rule("GL399", "inference-internal-error", "warning", "A shape rule failed inside graphlsp (a bug)."),
     ]
 }
 
