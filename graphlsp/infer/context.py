@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from graphlsp.ops.signature import OpSignature
 
 Span = tuple[int, int]
+Anchor = tuple[Any, int, int]  # (piece, start, end) local to the piece, so edits above it cannot stale it
 
 
 @dataclass(slots=True)
@@ -46,8 +47,8 @@ class Inferred:
 class ShapeProblem:
     code: str
     message: str
-    span: Span | None  # None: the node's op name
-    related: list[tuple[str, Span]] = field(default_factory=list)
+    span: Anchor | None  # None: the node's op name
+    related: list[tuple[str, Anchor]] = field(default_factory=list)
     severity: str = "error"
 
 
@@ -199,8 +200,10 @@ class InferenceContext:
             span = self.input_span(input)
         elif attr is not None:
             span = self.attr_span(attr)
-        rel = [(m, s) for m, s in (related or []) if s is not None]
-        self.problems.append(ShapeProblem(code, f"{self.op}: {message}", span, rel, severity))
+        anchor = self.refiner.anchor
+        rel = [(m, anchor(s)) for m, s in (related or []) if s is not None]
+        at = anchor(span) if span is not None else None
+        self.problems.append(ShapeProblem(code, f"{self.op}: {message}", at, rel, severity))
 
     def fail(self, code: str, message: str, **kw: Any) -> InferenceError:
         """Report and return an exception to raise: `raise ctx.fail(...)`."""

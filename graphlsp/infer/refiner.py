@@ -112,6 +112,9 @@ class ShapeRefiner:
                     rank.setdefault(s, len(rank))
         self.unifier = sh.Unifier(rank)
         self._bindings: list[dict[str, Any]] = []  # attribute bindings of function bodies being inferred
+        # declared types of node outputs (graph outputs, value infos): value -> (type, absolute span getter)
+        self.declared: dict[Value, tuple[ValueType, t.ValueInfo, Graph]] = {}
+        self._order: dict[Graph, dict[Node, int]] = {}
 
     # ---- public
     def run(self) -> RefineReport:
@@ -144,8 +147,43 @@ class ShapeRefiner:
         for node in graph.topological_order():
             self.infer_node(node)
             count += 1
-        self._check_outputs(graph)
         return count
+
+    def rerun(self, changed: Iterable[Node]) -> RefineReport:
+        """Re-infer the given nodes and, through a worklist in topological order, every consumer whose inputs
+        came out different; stop where a node's outputs equal the old ones (early cutoff)."""
+        import heapq
+
+        heap: list[tuple[int, int, Node]] = []
+        queued: set[Node] = set()
+
+        def push(node: Node) -> None:
+            top = node
+            while top.graph.owner is not None and top.graph.kind == "subgraph":
+                top = top.graph.owner  # a change read inside a subgraph re-infers the node that owns it
+            if top not in queued:
+                queued.add(top)
+                heapq.heappush(heap, (self._position(top), id(top), top))
+
+        for node in changed:
+            push(node)
+        done: list[Node] = []
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            queued.discard(node)
+            done.append(node)
+            if self.infer_node(node):
+                for out in node.outputs:
+                    if out is not None:
+                        for consumer, _ in out.consumers:
+                            push(consumer)
+        return RefineReport(len(done), done)
+
+    def _position(self, node: Node) -> int:
+        order = self._order.get(node.graph)
+        if order is None:
+            order = self._order[node.graph] = {n: i for i, n in enumerate(node.graph.topological_order())}
+        return order.get(node, len(order))
 
     def _init_graph(self, graph: Graph) -> None:
         """Graph inputs and initializers: their declared types, and the values of small initializers."""
@@ -170,6 +208,13 @@ class ShapeRefiner:
             if value not in self.values or const is not None or graph.kind != "model":
                 self.values[value] = Inferred(declared_type(vi.type), None, const)
         del origin
+        declared = [vi for vi in sig.outputs if vi.type is not None]
+        if isinstance(sig, t.GraphSig):
+            declared += [vi for vi in sig.value_infos if vi.type is not None and not vi.has_init]
+        for vi in declared:
+            value = graph.lookup(vi.name.value)
+            if value is not None and value.producer is not None and value not in self.declared:
+                self.declared[value] = (declared_type(vi.type), vi, graph)
 
     def _set_inputs(self, graph: Graph, inputs: list[Inferred | None]) -> None:
         for i, value in enumerate(graph.inputs):
@@ -189,39 +234,7 @@ class ShapeRefiner:
         self._set_inputs(graph, [Inferred(ty) for ty in input_types])
         for node in graph.topological_order():
             self.infer_node(node)
-        self._check_outputs(graph)
         return [self.type_of(v) for v in graph.outputs]
-
-    def _check_outputs(self, graph: Graph) -> None:
-        """Declared graph outputs and value infos against what was inferred (GL315)."""
-        sig = graph.syntax
-        if sig is None:
-            return
-        declared_vis = [vi for vi in sig.outputs if vi.type is not None]
-        if isinstance(sig, t.GraphSig):
-            declared_vis += [vi for vi in sig.value_infos if vi.type is not None and not vi.has_init]
-        origin = graph.piece.origin if graph.piece is not None else 0
-        for vi in declared_vis:
-            value = graph.lookup(vi.name.value)
-            if value is None or value.producer is None:
-                continue
-            declared = declared_type(vi.type)
-            got = self.values.get(value)
-            if got is None:
-                continue
-            try:
-                merged = _merge_types(got.type, declared, self.unifier)
-            except (sh.MergeError, TypeError) as e:
-                producer = value.producer
-                ctx = self.contexts.get(producer)
-                if ctx is not None:
-                    ctx.problems.append(ShapeProblem(
-                        "GL315", f"'{value.name}' is declared {type_str(declared)} but {producer.op_type} "
-                        f"gives {type_str(got.type)} ({e})", (origin + vi.start, origin + vi.end),
-                        [(f"{producer.op_type} produces it here", producer.op_span)],
-                    ))  # fmt: skip
-                continue
-            got.type = merged
 
     # ---- nodes
     def infer_node(self, node: Node) -> bool:
@@ -262,11 +275,26 @@ class ShapeRefiner:
                 elem = ctx.output_elems[i] if i < len(ctx.output_elems) else None
                 new = Inferred(TensorType(elem, None) if elem is not None else None)
                 ctx.outputs[i] = new
+            if out in self.declared:
+                self._merge_declared(ctx, out, new)
             prev = self.values.get(out)
             if prev is None or not new.same(prev):
                 changed = True
             self.values[out] = new
         return changed or old is None
+
+    def _merge_declared(self, ctx: InferenceContext, value: Value, got: Inferred) -> None:
+        """A declared type (graph output, value info) refines the inferred one; a contradiction is GL315."""
+        declared, vi, graph = self.declared[value]
+        try:
+            got.type = _merge_types(got.type, declared, self.unifier)
+        except (sh.MergeError, TypeError) as e:
+            o = graph.piece.origin if graph.piece is not None else 0
+            op = ctx.node.op_type
+            ctx.problems.append(ShapeProblem(
+                "GL315", f"'{value.name}' is declared {type_str(declared)} but {op} gives {type_str(got.type)} ({e})",
+                self.anchor((o + vi.start, o + vi.end)), [(f"{op} produces it here", self.anchor(ctx.node.op_span))],
+            ))  # fmt: skip
 
     def _bind(self, attrs: dict[str, Any]) -> dict[str, Any]:
         bound = self._bindings[-1]
@@ -395,9 +423,21 @@ class ShapeRefiner:
             return None
         return self.doc.lines.line_of(span[0]) + 1
 
+    def anchor(self, span: tuple[int, int]) -> tuple[Any, int, int]:
+        """An absolute range as (piece, local start, local end): it moves with its statement."""
+        piece = self.doc.piece_at(span[0])
+        o = piece.origin if piece is not None else 0
+        return (piece, span[0] - o, span[1] - o)
+
+    @staticmethod
+    def _resolve(a: tuple[Any, int, int]) -> tuple[int, int]:
+        o = a[0].origin if a[0] is not None else 0
+        return a[1] + o, a[2] + o
+
     def _finding(self, node: Node, p: ShapeProblem) -> Finding:
-        start, end = p.span if p.span is not None else node.op_span
-        return Finding(p.code, p.message, start, end, p.severity, [(m, s, e) for m, (s, e) in p.related])
+        start, end = self._resolve(p.span) if p.span is not None else node.op_span
+        related = [(m, *self._resolve(a)) for m, a in p.related]
+        return Finding(p.code, p.message, start, end, p.severity, related)
 
 
 def _attr_kind(a: t.Attribute) -> str | None:

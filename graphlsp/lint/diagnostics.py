@@ -50,17 +50,12 @@ def _make(
 
 
 def collect(doc: SyntaxDocument, path: str = "<text>") -> list[Diagnostic]:
-    """Syntax problems, then structural findings of the graph, sorted by position."""
+    """Syntax problems, structural findings of the graph and shape findings, sorted by position."""
     out = [_make(doc, path, p.code, p.message, p.start, p.end, None, p.related) for p in doc.problems]
     if doc.model.graph is not None:
-        from graphlsp.graph.build import build_model
+        from graphlsp.analysis import Analysis
 
-        from graphlsp.infer.refiner import ShapeRefiner
-
-        model, findings = build_model(doc)
-        refiner = ShapeRefiner(model, doc)
-        refiner.run()
-        for f in [*findings, *refiner.findings()]:
+        for f in Analysis(doc).findings():
             out.append(_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related)))
     out.sort(key=lambda d: (d.start, d.code))
     return out

@@ -51,7 +51,7 @@ class Problem:
     tail: str = ""
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class Piece:
     """One top-level statement: header, graph_sig, node, graph_end, function_sig, function_end or error."""
 
@@ -93,6 +93,8 @@ class ReparseReport:
     end: int
     pieces: int
     reason: str = ""
+    old_pieces: list[Piece] = field(default_factory=list)  # incremental: the statements replaced...
+    new_pieces: list[Piece] = field(default_factory=list)  # ...and what replaced them
 
 
 def _describe(token: Any) -> str:
@@ -444,7 +446,8 @@ class SyntaxDocument:
         if delta:
             for p in pieces[last:]:
                 p.origin += delta
+        old_pieces = pieces[first:last]
         pieces[first:last] = new_pieces
         self.lines.replace(start, end, new, new_text)
         self.text = new_text
-        return ReparseReport("incremental", region_start, new_end, len(new_pieces))
+        return ReparseReport("incremental", region_start, new_end, len(new_pieces), "", old_pieces, new_pieces)

@@ -1,0 +1,149 @@
+"""One document's analysis kept current across edits: syntax, graph, shape inference, and their findings.
+
+An edit goes through the incremental reparse. When the statements it replaced keep their structure (same op,
+same input and output names, no subgraphs), the graph nodes are patched in place and the ShapeRefiner re-infers
+only the changed cone; otherwise the graph is rebuilt and inferred again. Findings are anchored to the statement
+(piece) they were found in, so statements that merely moved keep correct positions without being re-checked.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from graphlsp.graph.build import build_model
+from graphlsp.graph.core import Model, Node
+from graphlsp.graph.findings import Finding
+from graphlsp.infer.refiner import ShapeRefiner
+from graphlsp.syntax import tree as t
+from graphlsp.syntax.document import Piece, ReparseReport, SyntaxDocument
+
+
+@dataclass(slots=True)
+class _Anchored:
+    finding: Finding
+    piece: Piece | None
+    start: int  # local to the piece (absolute when piece is None)
+    end: int
+    related: list[tuple[str, Piece | None, int, int]]
+
+
+@dataclass(slots=True)
+class EditReport:
+    reparse: ReparseReport
+    graph: str  # "patched" or "rebuilt"
+    inferred: int  # nodes re-inferred
+    nodes: list[Node] = field(default_factory=list)
+
+
+def _same_structure(a: t.Node, b: t.Node) -> bool:
+    def names(xs: list[t.Name | None]) -> list[str | None]:
+        return [x.value if x is not None else None for x in xs]
+
+    def has_graph(n: t.Node) -> bool:
+        return any(isinstance(x.value, (t.GraphValue, t.ListValue)) and _graphs_in(x.value) for x in n.attributes)
+
+    return (
+        (a.op.domain, a.op.op_type, a.op.overload) == (b.op.domain, b.op.op_type, b.op.overload)
+        and names(a.outputs) == names(b.outputs)
+        and names(a.inputs) == names(b.inputs)
+        and (a.label.value if a.label else None) == (b.label.value if b.label else None)
+        and not has_graph(a)
+        and not has_graph(b)
+    )
+
+
+def _graphs_in(v: t.AttrValue | None) -> bool:
+    if isinstance(v, t.GraphValue):
+        return True
+    return isinstance(v, t.ListValue) and any(isinstance(x, t.GraphValue) for x in v.items)
+
+
+class Analysis:
+    def __init__(self, text: str | SyntaxDocument) -> None:
+        self.doc = text if isinstance(text, SyntaxDocument) else SyntaxDocument(text)
+        self.model: Model
+        self.refiner: ShapeRefiner
+        self._structural: list[_Anchored] = []
+        self._node_by_piece: dict[Piece, Node] = {}
+        self._rebuild()
+
+    def _rebuild(self) -> int:
+        self.model, findings = build_model(self.doc)
+        self._structural = [self._anchor(f) for f in findings]
+        self._node_by_piece = {}
+        if self.model.graph is not None:
+            for node in self.model.graph.nodes:
+                self._node_by_piece[node.piece] = node
+        self.refiner = ShapeRefiner(self.model, self.doc)
+        return self.refiner.run().inferred
+
+    # ---- edits
+    def apply_edit(self, start: int, end: int, new: str) -> EditReport:
+        report = self.doc.apply_edit(start, end, new)
+        changed = self._patch(report) if report.mode == "incremental" else None
+        if changed is None:
+            return EditReport(report, "rebuilt", self._rebuild())
+        rerun = self.refiner.rerun(changed)
+        return EditReport(report, "patched", rerun.inferred, rerun.nodes)
+
+    def _patch(self, report: ReparseReport) -> list[Node] | None:
+        """Swap the new statements into the graph nodes they replace; None when the structure changed."""
+        old, new = report.old_pieces, report.new_pieces
+        if len(old) != len(new) or not old:
+            return None
+        replaced = set(old)
+        for ctx in self.refiner.contexts.values():  # a shape finding elsewhere that points into them
+            for p in ctx.problems:
+                anchors = ([p.span] if p.span is not None else []) + [a for _, a in p.related]
+                if any(a[0] in replaced for a in anchors) and ctx.node.piece not in replaced:
+                    return None
+        pairs = []
+        for o, n in zip(old, new, strict=True):
+            node = self._node_by_piece.get(o)
+            if node is None or n.failed or not isinstance(n.value, t.Node) or not _same_structure(o.value, n.value):
+                return None
+            if any(a.piece is o for a in self._structural):
+                return None  # a finding sits inside the old statement: recheck the graph
+            pairs.append((node, n))
+        for node, piece in pairs:
+            syntax: t.Node = piece.value
+            del self._node_by_piece[node.piece]
+            node.syntax = syntax
+            node.piece = piece
+            self._node_by_piece[piece] = node
+            for value, name in zip(node.outputs, syntax.outputs, strict=False):
+                if value is not None and value.producer is node:
+                    value.piece = piece
+                    value.name_el = name
+        return [node for node, _ in pairs]
+
+    # ---- findings
+    def _anchor(self, f: Finding) -> _Anchored:
+        piece = self._piece_at(f.start)
+        o = piece.origin if piece is not None else 0
+        related = []
+        for message, s, e in f.related:
+            rp = self._piece_at(s)
+            ro = rp.origin if rp is not None else 0
+            related.append((message, rp, s - ro, e - ro))
+        return _Anchored(f, piece, f.start - o, f.end - o, related)
+
+    def _piece_at(self, offset: int) -> Piece | None:
+        pieces = self.doc.pieces
+        i = bisect_right(pieces, offset, key=lambda p: p.abs_start) - 1
+        if 0 <= i < len(pieces) and pieces[i].abs_start <= offset <= pieces[i].abs_end:
+            return pieces[i]
+        return None
+
+    def findings(self) -> list[Finding]:
+        """Structural and shape findings with offsets into the current text."""
+        out = []
+        for a in self._structural:
+            o = a.piece.origin if a.piece is not None else 0
+            f = a.finding
+            related = [(m, s + (p.origin if p else 0), e + (p.origin if p else 0)) for m, p, s, e in a.related]
+            out.append(Finding(f.code, f.message, a.start + o, a.end + o, f.severity, related, f.kind))
+        out.extend(self.refiner.findings())
+        out.sort(key=lambda f: (f.start, f.code))
+        return out
