@@ -1,21 +1,27 @@
-"""`python -m bench [parse]`: run the benchmarks and print each figure next to its budget and onnx's time."""
+"""`python -m bench [parse] [infer] [--json]`: run the benchmarks and print each figure next to its budget and onnx's time."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from bench import parse
+from bench import infer, parse
 
 
 def main(argv: list[str]) -> int:
-    which = argv or ["parse"]
+    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer"]
     results = {}
     if "parse" in which:
         r = parse.run()
         results["parse"] = r
         print("== parse")
         for line in parse.report(r):
+            print(line)
+    if "infer" in which:
+        r = infer.run()
+        results["infer"] = r
+        print("== infer")
+        for line in infer.report(r):
             print(line)
     if "--json" in argv:
         print(json.dumps(results, indent=2))

@@ -65,12 +65,16 @@ class Analysis:
         self.model: Model
         self.refiner: ShapeRefiner
         self._structural: list[_Anchored] = []
+        self._structural_pieces: set[Piece | None] = set()
         self._node_by_piece: dict[Piece, Node] = {}
         self._rebuild()
 
     def _rebuild(self) -> int:
         self.model, findings = build_model(self.doc)
         self._structural = [self._anchor(f) for f in findings]
+        self._structural_pieces = {a.piece for a in self._structural} | {
+            p for a in self._structural for _, p, _, _ in a.related
+        }
         self._node_by_piece = {}
         if self.model.graph is not None:
             for node in self.model.graph.nodes:
@@ -93,18 +97,16 @@ class Analysis:
         if len(old) != len(new) or not old:
             return None
         replaced = set(old)
-        for ctx in self.refiner.contexts.values():  # a shape finding elsewhere that points into them
-            for p in ctx.problems:
-                anchors = ([p.span] if p.span is not None else []) + [a for _, a in p.related]
-                if any(a[0] in replaced for a in anchors) and ctx.node.piece not in replaced:
-                    return None
+        for piece in old:  # a finding elsewhere that points into them would keep a stale position
+            if piece in self._structural_pieces:
+                return None
+            if any(n.piece not in replaced for n in self.refiner.anchored.get(piece, ())):
+                return None
         pairs = []
         for o, n in zip(old, new, strict=True):
             node = self._node_by_piece.get(o)
             if node is None or n.failed or not isinstance(n.value, t.Node) or not _same_structure(o.value, n.value):
                 return None
-            if any(a.piece is o for a in self._structural):
-                return None  # a finding sits inside the old statement: recheck the graph
             pairs.append((node, n))
         for node, piece in pairs:
             syntax: t.Node = piece.value

@@ -114,6 +114,7 @@ class ShapeRefiner:
         self._bindings: list[dict[str, Any]] = []  # attribute bindings of function bodies being inferred
         # declared types of node outputs (graph outputs, value infos): value -> (type, absolute span getter)
         self.declared: dict[Value, tuple[ValueType, t.ValueInfo, Graph]] = {}
+        self.anchored: dict[Any, set[Node]] = {}  # piece -> nodes with a problem pointing into it
         self._order: dict[Graph, dict[Node, int]] = {}
 
     # ---- public
@@ -281,7 +282,19 @@ class ShapeRefiner:
             if prev is None or not new.same(prev):
                 changed = True
             self.values[out] = new
+        self._index_anchors(node, old, ctx)
         return changed or old is None
+
+    def _index_anchors(self, node: Node, old: InferenceContext | None, new: InferenceContext) -> None:
+        for ctx, add in ((old, False), (new, True)):
+            if ctx is None:
+                continue
+            for p in ctx.problems:
+                for a in ([p.span] if p.span is not None else []) + [a for _, a in p.related]:
+                    if add:
+                        self.anchored.setdefault(a[0], set()).add(node)
+                    else:
+                        self.anchored.get(a[0], set()).discard(node)
 
     def _merge_declared(self, ctx: InferenceContext, value: Value, got: Inferred) -> None:
         """A declared type (graph output, value info) refines the inferred one; a contradiction is GL315."""
