@@ -1,4 +1,4 @@
-"""`python -m bench [parse] [infer] [--json]`: run the benchmarks and print each figure next to its budget and onnx's time."""
+"""`python -m bench [parse] [infer] [--json]`: each benchmark figure next to its budget and onnx's time."""
 
 from __future__ import annotations
 

@@ -14,10 +14,8 @@ Reference: onnx/defs/parser.cc of the installed onnx (1.23.2 ships it as onnx/de
 from __future__ import annotations
 
 import functools
-import glob
 import os
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import onnx
@@ -29,10 +27,8 @@ from hypothesis import strategies as st
 
 from graphlsp.syntax.document import SyntaxDocument
 from graphlsp.syntax.to_proto import model_to_proto
+from tests.corpus import CORPORA, corpus_models
 
-DATA_DIR = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data")
-DATA_CORPORA = ["light", "real", "simple", "pytorch-converted", "pytorch-operator"]
-CORPORA = ["node", *DATA_CORPORA]
 PROPERTY_EXAMPLES = int(os.environ.get("GRAPHLSP_ROUNDTRIP_EXAMPLES", "300"))
 
 # Models we cannot match, by "corpus/name", with the reason. Empty: every model matches.
@@ -41,21 +37,6 @@ KNOWN_MISMATCHES: dict[str, str] = {}
 
 def _bytes(m: onnx.ModelProto) -> bytes:
     return m.SerializeToString(deterministic=True)
-
-
-@functools.cache
-def corpus_models(corpus: str) -> list[tuple[str, onnx.ModelProto]]:
-    if corpus == "node":
-        from onnx.backend.test.case.node import collect_testcases
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the case generators overflow casts on purpose
-            return [(case.name, case.model) for case in collect_testcases()]
-    # `<dir>/<test>/model.onnx`; light/ holds `light_<name>.onnx` files; real/ ships only data.json files that
-    # point at the light/ models (so it contributes no model of its own).
-    root = os.path.join(DATA_DIR, corpus)
-    paths = sorted(glob.glob(os.path.join(root, "*", "model.onnx")) + glob.glob(os.path.join(root, "*.onnx")))
-    return [(os.path.relpath(p, DATA_DIR), onnx.load(p)) for p in paths]
 
 
 @dataclass
