@@ -1,4 +1,4 @@
-"""The `graphlsp` command: check, shapes, convert."""
+"""The `graphlsp` command: check, shapes, convert, serve."""
 
 from __future__ import annotations
 
@@ -131,6 +131,16 @@ def _shapes(args: argparse.Namespace) -> int:
     return EXIT_ERRORS if any(p.code.startswith("GL1") for p in doc.problems) else EXIT_CLEAN
 
 
+def _serve(args: argparse.Namespace) -> int:
+    import logging
+
+    from graphlsp.lsp.server import serve
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
+    serve(args.tcp)
+    return EXIT_CLEAN
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _ArgumentParser(prog="graphlsp", description="Language server and linter for ONNX text files.")
     parser.add_argument("--version", action="version", version=f"graphlsp {__version__}")
@@ -146,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
     shapes.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
     shapes.add_argument("--format", choices=["text", "json"], default="text")
     shapes.set_defaults(func=_shapes)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
+    serve.add_argument("-v", "--verbose", action="store_true", help="log to standard error")
+    serve.set_defaults(func=_serve)
 
     convert = sub.add_parser("convert", help="convert between binary .onnx and ONNX text")
     convert.add_argument("input", help="a .onnx, .onnxtxt or .onnxtext file")

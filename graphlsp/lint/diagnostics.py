@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphlsp.lint.rules import rule
 from graphlsp.syntax.document import SyntaxDocument
+
+if TYPE_CHECKING:
+    from graphlsp.analysis import Analysis
 
 
 @dataclass(slots=True)
@@ -27,6 +30,7 @@ class Diagnostic:
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         del d["start"], d["end"]
+        d["related"] = [{k: v for k, v in r.items() if k not in ("start", "end")} for r in d["related"]]
         if not d["related"]:
             del d["related"]
         return d
@@ -40,22 +44,28 @@ def _make(
     line, col = doc.lines.position(start)
     end_line, end_col = doc.lines.position(max(start, end))
     rel = []
-    for msg, s, _end in related:
+    for msg, s, e in related:
         rl, rc = doc.lines.position(s)
-        rel.append({"message": msg, "line": rl + 1, "col": rc + 1})
+        rel.append({"message": msg, "line": rl + 1, "col": rc + 1, "start": s, "end": e})
     return Diagnostic(
         path, line + 1, col + 1, end_line + 1, end_col + 1, severity or r.severity, code, r.name, message,
         start, max(start, end), rel,
     )  # fmt: skip
 
 
-def collect(doc: SyntaxDocument, path: str = "<text>") -> list[Diagnostic]:
-    """Syntax problems, structural findings of the graph and shape findings, sorted by position."""
+def collect_analysis(analysis: Analysis, path: str = "<text>") -> list[Diagnostic]:
+    """Diagnostics of an up-to-date Analysis (the editor keeps one per open document)."""
+    doc = analysis.doc
     out = [_make(doc, path, p.code, p.message, p.start, p.end, None, p.related) for p in doc.problems]
     if doc.model.graph is not None:
-        from graphlsp.analysis import Analysis
-
-        for f in Analysis(doc).findings():
+        for f in analysis.findings():
             out.append(_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related)))
     out.sort(key=lambda d: (d.start, d.code))
     return out
+
+
+def collect(doc: SyntaxDocument, path: str = "<text>") -> list[Diagnostic]:
+    """Syntax problems, structural findings of the graph and shape findings, sorted by position."""
+    from graphlsp.analysis import Analysis
+
+    return collect_analysis(Analysis(doc), path)

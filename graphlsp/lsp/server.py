@@ -1,0 +1,273 @@
+"""graphlsp's language server (pygls 2): document sync, diagnostics (push or pull), hover, definition,
+references, document highlight and symbols.
+
+Thin by design: it keeps one `Analysis` per open document, applies each incremental change to it in order on a
+single worker thread (off the event loop), and translates positions and results. A document's newer version
+supersedes older work: diagnostics are only computed and sent for the latest version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+
+from graphlsp import __version__, query
+from graphlsp.analysis import Analysis
+from graphlsp.lint.diagnostics import collect_analysis
+from graphlsp.lsp import convert
+
+log = logging.getLogger("graphlsp.lsp")
+T = TypeVar("T")
+
+
+@dataclass
+class DocState:
+    uri: str
+    version: int = 0
+    analysis: Analysis | None = None
+    last: asyncio.Future[Any] | None = None  # the most recent job touching this document
+    published: int = -1
+    diagnostics: list[lsp.Diagnostic] = field(default_factory=list)
+
+
+class GraphLspServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("graphlsp", __version__)
+        self.docs: dict[str, DocState] = {}
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphlsp-analysis")
+
+    @property
+    def encoding(self) -> str:
+        return convert.encoding_of(self.workspace.position_encoding)
+
+    @property
+    def pull_client(self) -> bool:
+        caps = getattr(self.protocol, "client_capabilities", None)
+        td = getattr(caps, "text_document", None)
+        return getattr(td, "diagnostic", None) is not None
+
+    def submit(self, state: DocState, fn: Callable[[], T]) -> asyncio.Future[T]:
+        """Run fn on the analysis thread after every job already queued for the document."""
+        fut: asyncio.Future[T] = asyncio.get_running_loop().run_in_executor(self.worker, fn)
+        state.last = fut
+        return fut
+
+    async def current(self, uri: str) -> DocState | None:
+        """The document once every queued change has been applied."""
+        state = self.docs.get(uri)
+        if state is None:
+            return None
+        while state.last is not None and not state.last.done():
+            try:
+                await state.last
+            except Exception:
+                log.exception("analysis job failed")
+        return state
+
+    def compute_diagnostics(self, state: DocState) -> list[lsp.Diagnostic]:
+        a = state.analysis
+        if a is None:
+            return []
+        enc = self.encoding
+        return [convert.diagnostic(a.doc.lines, d, state.uri, enc) for d in collect_analysis(a, state.uri)]
+
+
+server = GraphLspServer()
+
+
+def _guard(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A failure inside one feature is logged and answered with `default`; the server keeps going."""
+
+    def wrap(fn: Callable[..., Any]) -> Callable[..., Any]:
+        # functools.wraps keeps the signature: pygls looks at it to decide whether to pass the server.
+        if asyncio.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def run_async(*args: Any) -> Any:
+                try:
+                    return await fn(*args)
+                except Exception:
+                    log.exception("%s failed", fn.__name__)
+                    return default
+
+            return run_async
+
+        @functools.wraps(fn)
+        def run(*args: Any) -> Any:
+            try:
+                return fn(*args)
+            except Exception:
+                log.exception("%s failed", fn.__name__)
+                return default
+
+        return run
+
+    return wrap
+
+
+async def _publish_if_latest(ls: GraphLspServer, state: DocState, version: int) -> None:
+    if ls.pull_client or state.version != version:
+        return
+    diags = await ls.submit(state, lambda: ls.compute_diagnostics(state))
+    if state.version == version:  # still the newest: never send stale results
+        state.diagnostics = diags
+        state.published = version
+        ls.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=diags, version=version)
+        )
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+@_guard(None)
+async def did_open(ls: GraphLspServer, params: lsp.DidOpenTextDocumentParams) -> None:
+    doc = params.text_document
+    state = ls.docs[doc.uri] = DocState(doc.uri, doc.version)
+
+    def open_() -> None:
+        state.analysis = Analysis(doc.text)
+
+    await ls.submit(state, open_)
+    await _publish_if_latest(ls, state, doc.version)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+@_guard(None)
+async def did_change(ls: GraphLspServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    state = ls.docs.get(params.text_document.uri)
+    if state is None:
+        return
+    version = params.text_document.version
+    state.version = version
+    changes = list(params.content_changes)
+    enc = ls.encoding
+
+    def apply() -> None:
+        a = state.analysis
+        for change in changes:
+            if isinstance(change, lsp.TextDocumentContentChangePartial) and a is not None:
+                lines = a.doc.lines
+                start = convert.offset(lines, change.range.start, enc)
+                end = convert.offset(lines, change.range.end, enc)
+                a.apply_edit(start, end, change.text)
+            else:
+                a = state.analysis = Analysis(change.text)
+
+    await ls.submit(state, apply)
+    await _publish_if_latest(ls, state, version)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+@_guard(None)
+def did_close(ls: GraphLspServer, params: lsp.DidCloseTextDocumentParams) -> None:
+    state = ls.docs.pop(params.text_document.uri, None)
+    if state is not None and not ls.pull_client:
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=[]))
+
+
+@server.feature(
+    lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+    lsp.DiagnosticOptions(identifier="graphlsp", inter_file_dependencies=False, workspace_diagnostics=False),
+)
+@_guard(lsp.RelatedFullDocumentDiagnosticReport(items=[]))
+async def pull_diagnostics(ls: GraphLspServer, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+    items = await ls.submit(state, lambda: ls.compute_diagnostics(state))
+    return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=str(state.version))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+@_guard(None)
+async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return None
+    a, enc = state.analysis, ls.encoding
+    found = query.hover(a, convert.offset(a.doc.lines, params.position, enc))
+    if found is None:
+        return None
+    text, (start, end) = found
+    return lsp.Hover(
+        contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
+        range=convert.span_range(a.doc.lines, start, end, enc),
+    )
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+@_guard(None)
+async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return None
+    a, enc = state.analysis, ls.encoding
+    span = query.definition(a, convert.offset(a.doc.lines, params.position, enc))
+    if span is None:
+        return None
+    return lsp.Location(uri=state.uri, range=convert.span_range(a.doc.lines, *span, enc))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+@_guard([])
+async def references(ls: GraphLspServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return []
+    a, enc = state.analysis, ls.encoding
+    at = convert.offset(a.doc.lines, params.position, enc)
+    spans = query.references(a, at, params.context.include_declaration)
+    return [lsp.Location(uri=state.uri, range=convert.span_range(a.doc.lines, s, e, enc)) for s, e in spans]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
+@_guard([])
+async def highlight(ls: GraphLspServer, params: lsp.DocumentHighlightParams) -> list[lsp.DocumentHighlight]:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return []
+    a, enc = state.analysis, ls.encoding
+    at = convert.offset(a.doc.lines, params.position, enc)
+    return [
+        lsp.DocumentHighlight(range=convert.span_range(a.doc.lines, s, e, enc))
+        for s, e in query.references(a, at, True)
+    ]
+
+
+_SYMBOL_KIND = {"graph": lsp.SymbolKind.Module, "function": lsp.SymbolKind.Function, "node": lsp.SymbolKind.Event}
+
+
+def _symbol(a: Analysis, s: query.Symbol, enc: str) -> lsp.DocumentSymbol:
+    lines = a.doc.lines
+    return lsp.DocumentSymbol(
+        name=s.name,
+        kind=_SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object),
+        range=convert.span_range(lines, *s.span, enc),
+        selection_range=convert.span_range(lines, *s.selection, enc),
+        detail=s.detail or None,
+        children=[_symbol(a, c, enc) for c in s.children] or None,
+    )
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
+@_guard([])
+async def document_symbols(ls: GraphLspServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return []
+    return [_symbol(state.analysis, s, ls.encoding) for s in query.document_symbols(state.analysis)]
+
+
+def serve(tcp: str | None = None) -> None:
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()

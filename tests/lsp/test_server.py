@@ -1,0 +1,137 @@
+"""End to end over stdio with a real LSP client (pytest-lsp): a push client shaped like VS Code (UTF-16, publish
+diagnostics) and a pull client shaped like Neovim 0.11 (UTF-8, textDocument/diagnostic)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "attention.onnxtxt"
+BROKEN = ROOT / "examples" / "broken.onnxtxt"
+SERVER = [sys.executable, "-m", "graphlsp.cli", "serve"]
+
+VSCODE = lsp.ClientCapabilities(
+    general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
+    text_document=lsp.TextDocumentClientCapabilities(
+        publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(related_information=True),
+        hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
+    ),
+)
+NEOVIM = lsp.ClientCapabilities(
+    general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8]),
+    text_document=lsp.TextDocumentClientCapabilities(
+        diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=False),
+        hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
+    ),
+)
+
+
+async def _start(client: LanguageClient, caps: lsp.ClientCapabilities) -> None:
+    params = lsp.InitializeParams(capabilities=caps, root_uri=ROOT.as_uri())
+    await client.initialize_session(params)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await _start(lsp_client, VSCODE)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def neovim(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await _start(lsp_client, NEOVIM)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+def _open(client: LanguageClient, path: Path, text: str | None = None) -> str:
+    uri = path.as_uri()
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=uri, language_id="onnxtxt", version=1,
+                                               text=text if text is not None else path.read_text())
+        )
+    )  # fmt: skip
+    return uri
+
+
+def _pos(text: str, needle: str, delta: int = 0) -> lsp.Position:
+    i = text.index(needle) + delta
+    line = text.count("\n", 0, i)
+    return lsp.Position(line=line, character=i - (text.rfind("\n", 0, i) + 1))
+
+
+@pytest.mark.asyncio
+async def test_push_client_gets_diagnostics_and_they_follow_edits(vscode: LanguageClient) -> None:
+    text = BROKEN.read_text()
+    uri = _open(vscode, BROKEN)
+    await vscode.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    diags = vscode.diagnostics[uri]
+    by_code = {d.code: d for d in diags}
+    assert by_code["GL201"].range.start.line == 18  # 'hidden_state' on line 19
+    assert by_code["GL101"].range.start.line == 19
+    # fix the syntax error: close the parenthesis of `Mul (act, gate`
+    at = _pos(text, "gate                        # expect: syntax-error", 4)
+    vscode.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[lsp.TextDocumentContentChangePartial(range=lsp.Range(start=at, end=at), text=")")],
+        )
+    )
+    await vscode.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    codes = {d.code for d in vscode.diagnostics[uri]}
+    assert "GL101" not in codes and "GL201" in codes
+
+
+@pytest.mark.asyncio
+async def test_pull_client_hover_definition_references_symbols(neovim: LanguageClient) -> None:
+    text = EXAMPLE.read_text()
+    uri = _open(neovim, EXAMPLE)
+    report = await neovim.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
+    assert [d for d in report.items if d.severity == lsp.DiagnosticSeverity.Error] == []
+    pos = _pos(text, "\n  q = MatMul", 3)
+    hover = await neovim.text_document_hover_async(
+        lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos)
+    )
+    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+    assert hover.contents.value.startswith("**q**: `float[")
+    assert "produced by `MatMul`" in hover.contents.value
+    # definition of a use goes to the producer's output name
+    use = _pos(text, "(q,", 1)
+    loc = await neovim.text_document_definition_async(
+        lsp.DefinitionParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=use)
+    )
+    assert isinstance(loc, lsp.Location) and loc.range.start == pos
+    refs = await neovim.text_document_references_async(
+        lsp.ReferenceParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos,
+                            context=lsp.ReferenceContext(include_declaration=True))
+    )  # fmt: skip
+    assert refs is not None and len(refs) >= 2
+    symbols = await neovim.text_document_document_symbol_async(
+        lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+    )
+    assert symbols and symbols[0].name == "attention"  # type: ignore[union-attr]
+
+
+@pytest.mark.asyncio
+async def test_out_of_range_positions_and_garbage_get_answers(neovim: LanguageClient) -> None:
+    uri = _open(neovim, ROOT / "garbage.onnxtxt", "\x00 ]]] {{ (( \"unterminated")
+    far = lsp.Position(line=999, character=999)
+    hover = await neovim.text_document_hover_async(
+        lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=far)
+    )
+    assert hover is None
+    report = await neovim.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
+    )
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport) and report.items
