@@ -250,3 +250,189 @@ def document_symbols(a: Analysis) -> list[Symbol]:
             sym.children.append(Symbol(n.label or outs or n.op_type, "node", n.span, n.op_span, n.op_type))
         out.append(sym)
     return out
+
+
+# ---- inlay hints, folding, semantic tokens, rename, completion
+@dataclass(slots=True)
+class InlayHint:
+    offset: int
+    label: str
+
+
+def inlay_hints(a: Analysis, start: int = 0, end: int | None = None) -> list[InlayHint]:
+    """The inferred type after each node output in [start, end): `: float[batch, 16]`."""
+    end = len(a.doc.text) if end is None else end
+    out = []
+    for g in a.model.graphs():
+        for n in g.nodes:
+            for i, v in enumerate(n.outputs):
+                span = n.output_span(i)
+                if v is None or span is None or not start <= span[1] <= end:
+                    continue
+                ty = a.refiner.type_of(v)
+                if ty is not None:
+                    out.append(InlayHint(span[1], f": {type_str(ty)}"))
+    out.sort(key=lambda h: h.offset)
+    return out
+
+
+def folding_ranges(a: Analysis) -> list[tuple[int, int]]:
+    """Line ranges (0-based, inclusive) that fold: the header, graph and function bodies, multi-line nodes."""
+    lines = a.doc.lines
+    out = []
+    blocks = a.doc.blocks()
+    header = a.doc.header()
+    if header is not None:
+        out.append((lines.line_of(header.abs_start), lines.line_of(header.abs_end)))
+    for b in blocks:
+        if b.sig is not None:
+            last = b.end.abs_end if b.end is not None else len(a.doc.text)
+            out.append((lines.line_of(b.sig.abs_start), lines.line_of(last)))
+        for p in b.nodes:
+            first, last_line = lines.line_of(p.abs_start), lines.line_of(p.abs_end)
+            if last_line > first:
+                out.append((first, last_line))
+    return [(s, e) for s, e in out if e > s]
+
+
+TOKEN_TYPES = ["function", "variable", "type", "typeParameter", "property", "comment", "number", "string", "keyword"]
+
+
+def semantic_tokens(a: Analysis) -> list[tuple[int, int, str]]:
+    """(start, end, token type) for ops, values, types, dims, attributes and comments, sorted by position."""
+    import re
+
+    toks: list[tuple[int, int, str]] = []
+
+    def add(o: int, el: Any, kind: str) -> None:
+        toks.append((o + el.start, o + el.end, kind))
+
+    def typeref(o: int, ty: t.TypeRef | None) -> None:
+        if ty is None:
+            return
+        if ty.elem:
+            toks.append((o + ty.elem_start, o + ty.elem_start + len(ty.elem), "type"))
+        for dm in ty.dims or []:
+            add(o, dm, "typeParameter" if dm.kind == "param" else "number")
+        for arg in ty.args:
+            typeref(o, arg)
+
+    def vis(o: int, items: list[t.ValueInfo]) -> None:
+        for vi in items:
+            typeref(o, vi.type)
+            add(o, vi.name, "variable")
+
+    def node(o: int, n: t.Node) -> None:
+        for name in [*n.outputs, *n.inputs]:
+            if name is not None:
+                add(o, name, "variable")
+        toks.append((o + n.op.op_start, o + n.op.op_start + len(n.op.op_type), "function"))
+        for attr in n.attributes:
+            add(o, attr.name, "property")
+            v = attr.value
+            items = v.items if isinstance(v, t.ListValue) else [v]
+            for item in items:
+                if isinstance(item, t.GraphValue):
+                    add(o, item.graph.sig.name, "function")
+                    vis(o, item.graph.sig.inputs + item.graph.sig.outputs)
+                    for sub in item.graph.nodes:
+                        node(o, sub)
+                elif isinstance(item, (t.TensorValue, t.TypeValue)):
+                    typeref(o, item.type)
+
+    for p in a.doc.pieces:
+        o = p.origin
+        if isinstance(p.value, t.Node):
+            node(o, p.value)
+        elif isinstance(p.value, (t.GraphSig, t.FunctionSig)):
+            add(o, p.value.name, "function")
+            vis(o, p.value.inputs + p.value.outputs + p.value.value_infos)
+    text = a.doc.text
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|#[^\n]*', text):
+        if m.group().startswith("#"):
+            toks.append((m.start(), m.end(), "comment"))
+    toks.sort()
+    out: list[tuple[int, int, str]] = []
+    for tok in toks:  # drop overlaps (a comment after a name, a name inside a type)
+        if not out or tok[0] >= out[-1][1]:
+            out.append(tok)
+    return out
+
+
+_PLAIN_NAME = __import__("re").compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def quote_name(name: str) -> str:
+    if _PLAIN_NAME.fullmatch(name):
+        return name
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def rename(a: Analysis, offset: int, new_name: str) -> list[tuple[int, int, str]] | str:
+    """Edits renaming the value at offset everywhere; or a reason it cannot be renamed."""
+    hit = hit_at(a, offset)
+    if hit is None or hit.kind != "value" or hit.value is None:
+        return "there is no value here to rename"
+    value = hit.value
+    if not new_name:
+        return "the new name is empty"
+    g: Graph | None = value.graph
+    while g is not None:
+        if new_name in g.values and g.values[new_name] is not value:
+            return f"'{new_name}' is already a value in this graph"
+        g = g.parent
+    text = quote_name(new_name)
+    spans = set(references(a, offset, include_definition=True))
+    for graph in a.model.graphs():  # declared outputs and value infos name it too
+        sig = graph.syntax
+        if graph.piece is None or sig is None:
+            continue
+        o = graph.piece.origin
+        for vi in [*sig.outputs, *(sig.value_infos if isinstance(sig, t.GraphSig) else [])]:
+            if vi.name.value == value.name and graph.lookup(vi.name.value) is value:
+                spans.add((o + vi.name.start, o + vi.name.end))
+    return sorted((s, e, text) for s, e in spans)
+
+
+DTYPES = sorted(
+    "float double float16 bfloat16 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool string complex64 "
+    "complex128 float8e4m3fn float8e4m3fnuz float8e5m2 float8e5m2fnuz float8e8m0 float4e2m1 int4 uint4 int2 "
+    "uint2".split()
+)
+
+
+@dataclass(slots=True)
+class Completion:
+    label: str
+    kind: str  # op, attribute, value, type
+    detail: str = ""
+
+
+def completions(a: Analysis, offset: int) -> list[Completion]:
+    """What can be typed at offset: attribute names inside `<...>` of a node, op names after `=`, value names
+    inside `(...)`, element types elsewhere."""
+    import onnx.defs
+
+    text = a.doc.text
+    line_start = text.rfind("\n", 0, offset) + 1
+    before = text[line_start:offset]
+    piece = a.doc.piece_at(offset)
+    node = None
+    if piece is not None and isinstance(piece.value, t.Node):
+        node = next((n for g in a.model.graphs() for n in g.nodes if n.syntax is piece.value), None)
+    if before.count("<") > before.count(">") and node is not None and node.version is not None:
+        sig = signature(node.op_type, node.version, node.domain)
+        if sig is not None:
+            return [Completion(s.name, "attribute", s.type_name) for s in sig.attrs.values()]
+    if "=" in before and before.count("(") > before.count(")"):
+        names = sorted(a.model.graph.values) if a.model.graph is not None else []
+        return [Completion(n, "value", type_str(a.refiner.type_of(a.model.graph.values[n]))) for n in names]  # type: ignore[union-attr]
+    if "=" in before and "(" not in before.split("=")[-1]:
+        version = a.model.opset_imports.get("", 0)
+        ops: dict[str, Completion] = {}
+        for s in onnx.defs.get_all_schemas_with_history():
+            if s.domain == "" and s.since_version <= version and not s.deprecated:
+                ins = ", ".join(p.name for p in s.inputs)
+                ops[s.name] = Completion(s.name, "op", f"({ins}) since {s.since_version}")
+        return sorted(ops.values(), key=lambda c: c.label)
+    return [Completion(d, "type") for d in DTYPES]

@@ -42,6 +42,7 @@ class GraphLspServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("graphlsp", __version__)
         self.docs: dict[str, DocState] = {}
+        self.settings: dict[str, Any] = {"inlayHints": True}
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphlsp-analysis")
 
     @property
@@ -271,3 +272,111 @@ def serve(tcp: str | None = None) -> None:
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
         server.start_io()
+
+
+@server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)
+@_guard([])
+async def inlay_hints(ls: GraphLspServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None or not ls.settings.get("inlayHints", True):
+        return []
+    a, enc = state.analysis, ls.encoding
+    lines = a.doc.lines
+    start = convert.offset(lines, params.range.start, enc)
+    end = convert.offset(lines, params.range.end, enc)
+    return [
+        lsp.InlayHint(position=convert.position(lines, h.offset, enc), label=h.label, kind=lsp.InlayHintKind.Type)
+        for h in query.inlay_hints(a, start, end)
+    ]
+
+
+@server.feature(lsp.TEXT_DOCUMENT_FOLDING_RANGE)
+@_guard([])
+async def folding(ls: GraphLspServer, params: lsp.FoldingRangeParams) -> list[lsp.FoldingRange]:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return []
+    return [lsp.FoldingRange(start_line=s, end_line=e) for s, e in query.folding_ranges(state.analysis)]
+
+
+SEMANTIC_LEGEND = lsp.SemanticTokensLegend(token_types=query.TOKEN_TYPES, token_modifiers=[])
+
+
+@server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, SEMANTIC_LEGEND)
+@_guard(lsp.SemanticTokens(data=[]))
+async def semantic_tokens(ls: GraphLspServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return lsp.SemanticTokens(data=[])
+    a, enc = state.analysis, ls.encoding
+    lines = a.doc.lines
+    data: list[int] = []
+    prev_line = prev_col = 0
+    for start, end, kind in query.semantic_tokens(a):
+        line, col = lines.position(start, enc)
+        end_line, end_col = lines.position(end, enc)
+        if end_line != line:  # tokens may not span lines: keep the first line's part
+            end_col = lines.position(lines.line_end(line), enc)[1]
+        length = end_col - col
+        if length <= 0:
+            continue
+        delta_col = col - prev_col if line == prev_line else col
+        data += [line - prev_line, delta_col, length, query.TOKEN_TYPES.index(kind), 0]
+        prev_line, prev_col = line, col
+    return lsp.SemanticTokens(data=data)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_RENAME)
+@_guard(None)
+async def rename(ls: GraphLspServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return None
+    a, enc = state.analysis, ls.encoding
+    result = query.rename(a, convert.offset(a.doc.lines, params.position, enc), params.new_name)
+    if isinstance(result, str):
+        raise ValueError(result)  # pygls answers with an error the client shows
+    edits = [lsp.TextEdit(range=convert.span_range(a.doc.lines, s, e, enc), new_text=txt) for s, e, txt in result]
+    return lsp.WorkspaceEdit(changes={state.uri: edits})
+
+
+_COMPLETION_KIND = {
+    "op": lsp.CompletionItemKind.Function,
+    "attribute": lsp.CompletionItemKind.Property,
+    "value": lsp.CompletionItemKind.Variable,
+    "type": lsp.CompletionItemKind.TypeParameter,
+}
+
+
+@server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["<", "(", ",", "="]))
+@_guard(None)
+async def completion(ls: GraphLspServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return None
+    a, enc = state.analysis, ls.encoding
+    items = query.completions(a, convert.offset(a.doc.lines, params.position, enc))
+    return lsp.CompletionList(
+        is_incomplete=False,
+        items=[lsp.CompletionItem(label=c.label, kind=_COMPLETION_KIND.get(c.kind), detail=c.detail) for c in items],
+    )
+
+
+@server.feature(lsp.WORKSPACE_SYMBOL)
+@_guard([])
+async def workspace_symbols(ls: GraphLspServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
+    out = []
+    for uri in list(ls.docs):
+        state = await ls.current(uri)
+        if state is None or state.analysis is None:
+            continue
+        a, enc = state.analysis, ls.encoding
+        for sym in query.document_symbols(a):
+            for s in [sym, *sym.children]:
+                if params.query.lower() in s.name.lower():
+                    out.append(lsp.SymbolInformation(
+                        name=s.name, kind=_SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object),
+                        location=lsp.Location(uri=uri, range=convert.span_range(a.doc.lines, *s.selection, enc)),
+                        container_name=sym.name if s is not sym else None,
+                    ))  # fmt: skip
+    return out

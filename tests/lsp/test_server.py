@@ -135,3 +135,24 @@ async def test_out_of_range_positions_and_garbage_get_answers(neovim: LanguageCl
         lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
     )
     assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport) and report.items
+
+
+@pytest.mark.asyncio
+async def test_inlay_hints_folding_tokens_rename_completion(vscode: LanguageClient) -> None:
+    text = EXAMPLE.read_text()
+    uri = _open(vscode, EXAMPLE)
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    whole = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=999, character=0))
+    hints = await vscode.text_document_inlay_hint_async(lsp.InlayHintParams(text_document=doc, range=whole))
+    assert hints and any(str(h.label).startswith(": float[batch, seq") for h in hints)
+    folds = await vscode.text_document_folding_range_async(lsp.FoldingRangeParams(text_document=doc))
+    assert folds and any(f.end_line - f.start_line > 10 for f in folds)
+    tokens = await vscode.text_document_semantic_tokens_full_async(lsp.SemanticTokensParams(text_document=doc))
+    assert tokens is not None and len(tokens.data) % 5 == 0 and len(tokens.data) > 50
+    pos = _pos(text, "\n  q = MatMul", 3)
+    edit = await vscode.text_document_rename_async(lsp.RenameParams(text_document=doc, position=pos, new_name="q.1"))
+    assert edit is not None and edit.changes is not None
+    assert {e.new_text for e in edit.changes[uri]} == {'"q.1"'} and len(edit.changes[uri]) == 2
+    inside = _pos(text, "MatMul (x, w_q)", len("MatMul ("))
+    items = await vscode.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=inside))
+    assert items is not None and "x" in {i.label for i in items.items}  # type: ignore[union-attr]
