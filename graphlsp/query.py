@@ -10,7 +10,7 @@ from typing import Any
 
 from graphlsp.analysis import Analysis
 from graphlsp.graph.core import Graph, Node, Value
-from graphlsp.infer.types import type_str
+from graphlsp.infer.types import ELEM_BY_NAME, type_str
 from graphlsp.ops.signature import signature
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece
@@ -394,11 +394,7 @@ def rename(a: Analysis, offset: int, new_name: str) -> list[tuple[int, int, str]
     return sorted((s, e, text) for s, e in spans)
 
 
-DTYPES = sorted(
-    "float double float16 bfloat16 int8 int16 int32 int64 uint8 uint16 uint32 uint64 bool string complex64 "
-    "complex128 float8e4m3fn float8e4m3fnuz float8e5m2 float8e5m2fnuz float8e8m0 float4e2m1 int4 uint4 int2 "
-    "uint2".split()
-)
+DTYPES = sorted(ELEM_BY_NAME)
 
 
 @dataclass(slots=True)
