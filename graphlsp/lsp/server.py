@@ -380,3 +380,31 @@ async def workspace_symbols(ls: GraphLspServer, params: lsp.WorkspaceSymbolParam
                         container_name=sym.name if s is not sym else None,
                     ))  # fmt: skip
     return out
+
+
+@server.feature(
+    lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
+)
+@_guard([])
+async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    from graphlsp.lint.fixes import fixes_for
+
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return []
+    a, enc = state.analysis, ls.encoding
+    lines = a.doc.lines
+    lo = convert.offset(lines, params.range.start, enc)
+    hi = convert.offset(lines, params.range.end, enc)
+    actions = []
+    for f in a.findings():
+        if f.end < lo or f.start > hi:
+            continue
+        diag = next((d for d in params.context.diagnostics if d.code == f.code), None)
+        for fix in fixes_for(a, f):
+            edits = [lsp.TextEdit(range=convert.span_range(lines, s, e, enc), new_text=txt) for s, e, txt in fix.edits]
+            actions.append(lsp.CodeAction(
+                title=fix.title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag] if diag else None,
+                edit=lsp.WorkspaceEdit(changes={state.uri: edits}), is_preferred=fix.safe,
+            ))  # fmt: skip
+    return actions

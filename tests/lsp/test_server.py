@@ -156,3 +156,24 @@ async def test_inlay_hints_folding_tokens_rename_completion(vscode: LanguageClie
     inside = _pos(text, "MatMul (x, w_q)", len("MatMul ("))
     items = await vscode.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=inside))
     assert items is not None and "x" in {i.label for i in items.items}  # type: ignore[union-attr]
+
+
+@pytest.mark.asyncio
+async def test_quick_fixes_edit_only_what_they_fix(vscode: LanguageClient) -> None:
+    from graphlsp.lint.fixes import apply_edits
+    from graphlsp.syntax.positions import LineIndex
+
+    text = BROKEN.read_text()
+    uri = _open(vscode, BROKEN)
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    at = _pos(text, "Swishy")
+    actions = await vscode.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=doc, range=lsp.Range(start=at, end=at), context=lsp.CodeActionContext(diagnostics=[])))  # fmt: skip
+    assert actions is not None
+    [fix] = [x for x in actions if isinstance(x, lsp.CodeAction) and "Swish'" in x.title]
+    assert fix.edit is not None and fix.edit.changes is not None
+    lines = LineIndex(text)
+    edits = [(lines.offset(e.range.start.line, e.range.start.character, "utf-16"),
+              lines.offset(e.range.end.line, e.range.end.character, "utf-16"), e.new_text) for e in fix.edit.changes[uri]]  # fmt: skip
+    fixed = apply_edits(text, edits)
+    assert fixed == text.replace("Swishy (act)", "Swish (act)", 1)

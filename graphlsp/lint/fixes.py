@@ -1,0 +1,108 @@
+"""Fixes for findings, as text edits: the editor's quick fixes and `graphlsp check --fix` use the same ones.
+
+Each fix touches only the text it must change; everything else stays byte-identical.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphlsp.analysis import Analysis
+from graphlsp.graph import ops
+from graphlsp.graph.core import Node
+from graphlsp.graph.findings import Finding
+from graphlsp.infer.types import type_str
+from graphlsp.syntax import tree as t
+
+Edit = tuple[int, int, str]
+
+
+@dataclass(slots=True)
+class Fix:
+    title: str
+    edits: list[Edit]
+    safe: bool = True  # applied by `--fix` (unsafe ones only on request / in the editor)
+
+
+def _node_at(a: Analysis, offset: int) -> Node | None:
+    """The innermost node whose statement contains offset (a subgraph's node lies inside its owner's span)."""
+    hits = [n for g in a.model.graphs() for n in g.nodes if n.span[0] <= offset <= n.span[1]]
+    return min(hits, key=lambda n: n.span[1] - n.span[0], default=None)
+
+
+def _unknown_op(a: Analysis, f: Finding) -> list[Fix]:
+    node = _node_at(a, f.start)
+    if node is None:
+        return []
+    candidates = ops.op_names(node.domain) + [fn.name for fn in a.model.functions.values() if fn.domain == node.domain]
+    hint = ops.closest(node.op_type, candidates)
+    if hint is None:
+        return []
+    s, e = node.op_span
+    return [Fix(f"Replace '{node.op_type}' with '{hint}'", [(s, e, hint)], safe=False)]
+
+
+def _missing_import(a: Analysis, f: Finding) -> list[Fix]:
+    node = _node_at(a, f.start)
+    if node is None or not node.domain:
+        return []
+    entry = f'"{node.domain}" : 1'
+    header = a.doc.header()
+    if header is None:
+        return [Fix(f"Import {node.domain}", [(0, 0, f'<ir_version: 10, opset_import: ["" : 21, {entry}]>\n')], False)]
+    o = header.origin
+    for e in header.value:
+        if e.key.value == "opset_import" and isinstance(e.value, list):
+            if e.value:
+                return [Fix(f"Import {node.domain}", [(o + e.value[-1].end, o + e.value[-1].end, f", {entry}")])]
+            return [Fix(f"Import {node.domain}", [(o + e.end - 1, o + e.end - 1, entry)])]
+    last = header.value[-1]
+    return [Fix(f"Import {node.domain}", [(o + last.end, o + last.end, f", opset_import: [{entry}]")])]
+
+
+def _unused(a: Analysis, f: Finding) -> list[Fix]:
+    node = _node_at(a, f.start)
+    if node is None or any(v is not None and v.is_used for v in node.outputs):
+        return []
+    text = a.doc.text
+    s, e = node.span
+    line_start = text.rfind("\n", 0, s) + 1
+    line_end = text.find("\n", e)
+    line_end = len(text) if line_end < 0 else line_end
+    if not text[line_start:s].strip() and (not text[e:line_end].strip() or text[e:line_end].lstrip().startswith("#")):
+        s, e = line_start, min(len(text), line_end + 1)
+    return [Fix(f"Remove the unused {node.op_type} node", [(s, e, "")], safe=False)]
+
+
+def _declared_conflict(a: Analysis, f: Finding) -> list[Fix]:
+    for g in a.model.graphs():
+        sig, piece = g.syntax, g.piece
+        if sig is None or piece is None:
+            continue
+        vis = [*sig.outputs, *(sig.value_infos if isinstance(sig, t.GraphSig) else [])]
+        for vi in vis:
+            if vi.type is not None and piece.origin + vi.start == f.start:
+                value = g.lookup(vi.name.value)
+                ty = a.refiner.type_of(value) if value is not None else None
+                if ty is None:
+                    return []
+                o = piece.origin
+                return [Fix(f"Declare '{vi.name.value}' as {type_str(ty)}",
+                            [(o + vi.type.start, o + vi.type.end, type_str(ty))], safe=False)]  # fmt: skip
+    return []
+
+
+_FIXERS = {"GL204": _unknown_op, "GL205": _missing_import, "GL207": _unused, "GL315": _declared_conflict}
+
+
+def fixes_for(a: Analysis, f: Finding) -> list[Fix]:
+    fixer = _FIXERS.get(f.code)
+    return fixer(a, f) if fixer is not None else []
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    """Apply non-overlapping edits (any order) to text."""
+    out = text
+    for s, e, new in sorted(edits, key=lambda x: (x[0], x[1]), reverse=True):
+        out = out[:s] + new + out[e:]
+    return out
