@@ -1,4 +1,4 @@
-"""The `graphlsp` command: check, shapes, convert, serve."""
+"""The `graphlsp` command: check, rules, rule, shapes, convert, serve."""
 
 from __future__ import annotations
 
@@ -19,42 +19,99 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def _check(args: argparse.Namespace) -> int:
-    from graphlsp.lint.diagnostics import Diagnostic, collect
-    from graphlsp.lint.output import format_json, format_text, summary
-    from graphlsp.lint.rules import rule
-    from graphlsp.source import find_model_files, read_source
-    from graphlsp.syntax.document import SyntaxDocument
+    import difflib
 
-    files, missing = find_model_files(args.paths or ["."])
+    from graphlsp.lint.config import ConfigError, load_settings
+    from graphlsp.lint.output import format_full, format_github, format_json, format_sarif, format_text, summary
+    from graphlsp.lint.runner import check_files
+    from graphlsp.source import find_model_files
+
+    paths = args.paths or ["."]
+    try:
+        settings = load_settings(args.config or paths[0])
+    except ConfigError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.select:
+        settings.select = args.select.split(",")
+    if args.ignore:
+        settings.ignore += args.ignore.split(",")
+    files, missing = find_model_files(paths)
     status = EXIT_CLEAN
     for m in missing:
         print(f"graphlsp: error: {m}: no such file or directory", file=sys.stderr)
         status = EXIT_USAGE
-    diagnostics: list[Diagnostic] = []
-    for path in files:
-        try:
-            source = read_source(path)
-        except OSError as e:
-            print(f"graphlsp: error: {path}: {e.strerror or e}", file=sys.stderr)
+    tty = sys.stderr.isatty()
+    results = check_files(files, settings, fix=args.fix or args.diff, jobs=args.jobs, cache=not args.no_cache,
+                          progress=tty and len(files) > 20)  # fmt: skip
+    diagnostics = []
+    changed = 0
+    for r in results:
+        if r.error:
+            print(f"graphlsp: error: {r.path}: {r.error}", file=sys.stderr)
             status = EXIT_USAGE
             continue
-        doc = SyntaxDocument(source.text)
-        found = [] if source.error and source.error[0] == "GL106" else collect(doc, path)
-        if source.error:
-            code, message, offset = source.error
-            line, col = doc.lines.position(offset)
-            r = rule(code)
-            found.insert(0, Diagnostic(path, line + 1, col + 1, line + 1, col + 1, r.severity, code, r.name, message))
-        diagnostics.extend(found)
-    if args.format == "json":
+        diagnostics += r.diagnostics
+        if r.fixed_text is not None:
+            changed += 1
+            if args.diff:
+                before, after = r.text.splitlines(keepends=True), r.fixed_text.splitlines(keepends=True)
+                sys.stdout.writelines(difflib.unified_diff(before, after, r.path, r.path))
+            else:
+                with open(r.path, "w", encoding="utf-8") as f:
+                    f.write(r.fixed_text)
+                print(f"{r.path}: fixed {r.fixes} issue{'s' if r.fixes != 1 else ''}", file=sys.stderr)
+    if args.diff:
+        return EXIT_USAGE if status == EXIT_USAGE else (EXIT_ERRORS if changed else EXIT_CLEAN)
+    fmt = args.format
+    if fmt == "json":
         sys.stdout.write(format_json(diagnostics))
-    else:
+    elif fmt == "sarif":
+        sys.stdout.write(format_sarif(diagnostics))
+    elif fmt == "github":
+        sys.stdout.write(format_github(diagnostics))
+    elif fmt == "concise":
         sys.stdout.write(format_text(diagnostics))
-        if not args.quiet:
-            print(summary(diagnostics, len(files)))
+    else:
+        sources = {r.path: r.text for r in results}
+        sys.stdout.write(format_full(diagnostics, sources, colour=sys.stdout.isatty() and not args.no_color))
+        for r in results:
+            if r.binary and r.diagnostics:
+                print(f"note: {r.path} is a binary model; its lines are those of `graphlsp convert {r.path} "
+                      f"{r.path[:-5]}.onnxtxt`")  # fmt: skip
+    if fmt in ("text", "concise") and not args.quiet:
+        print(summary(diagnostics, len(files)))
     if status == EXIT_USAGE:
         return status
-    return EXIT_ERRORS if any(d.severity == "error" for d in diagnostics) else EXIT_CLEAN
+    failing = {"error", "warning"} if args.strict else {"error"}
+    return EXIT_ERRORS if any(d.severity in failing for d in diagnostics) else EXIT_CLEAN
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from graphlsp.lint.rules import RULES
+
+    for r in RULES.values():
+        print(f"{r.code}  {r.name:<28} {r.severity:<8} {r.summary}")
+    return EXIT_CLEAN
+
+
+def _rule(args: argparse.Namespace) -> int:
+    from graphlsp.lint.docs import DOCS
+    from graphlsp.lint.rules import RULES
+
+    wanted = args.code
+    found = RULES.get(wanted.upper()) or next((r for r in RULES.values() if r.name == wanted), None)
+    if found is None:
+        print(f"graphlsp: error: no rule {wanted!r}; `graphlsp rules` lists them", file=sys.stderr)
+        return EXIT_USAGE
+    doc = DOCS.get(found.code)
+    print(f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}")
+    if doc is not None:
+        print(f"\n## Why\n\n{doc.why}")
+        if doc.example:
+            print(f"\n## Example\n\n```\n{doc.example.rstrip()}\n```")
+        print(f"\n## Fix\n\n{doc.fix}")
+    return EXIT_CLEAN
 
 
 def _convert(args: argparse.Namespace) -> int:
@@ -148,9 +205,24 @@ def build_parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="report diagnostics for model files and folders")
     check.add_argument("paths", nargs="*", help="files or folders (*.onnxtxt, *.onnxtext, *.onnx); default: .")
-    check.add_argument("--format", choices=["text", "json"], default="text")
+    check.add_argument("--format", choices=["text", "concise", "json", "sarif", "github"], default="text")
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes and report what changed")
+    check.add_argument("--diff", action="store_true", help="show the safe fixes as a diff, write nothing")
+    check.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    check.add_argument("--select", help="comma-separated codes, prefixes or names to report (only these)")
+    check.add_argument("--ignore", help="comma-separated codes, prefixes or names not to report")
+    check.add_argument("--config", help="a pyproject.toml or graphlsp.toml to use instead of the nearest one")
+    check.add_argument("--no-cache", action="store_true", help="analyse every file, even unchanged ones")
+    check.add_argument("--no-color", action="store_true", help="no colour even on a terminal")
+    check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: one per core)")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     check.set_defaults(func=_check)
+
+    rules = sub.add_parser("rules", help="list every rule")
+    rules.set_defaults(func=_rules)
+    rule = sub.add_parser("rule", help="explain one rule: what it checks, why, an example and the fix")
+    rule.add_argument("code", help="a code (GL301) or a name (broadcast-incompatible)")
+    rule.set_defaults(func=_rule)
 
     shapes = sub.add_parser("shapes", help="print every value's inferred element type and shape")
     shapes.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")

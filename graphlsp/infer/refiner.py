@@ -503,6 +503,10 @@ def _symbols(ty: ValueType) -> Iterable[str]:
         for x in ty.shape:
             if isinstance(x, d.Expr):
                 yield from sorted(x.symbols())
+    elif isinstance(ty, (SequenceType, OptionalType)):
+        yield from _symbols(ty.elem)
+    elif isinstance(ty, MapType):
+        yield from _symbols(ty.value)
 
 
 _SCHEMA_BODIES: dict[tuple[str, int, str], tuple[Graph, list[t.FuncAttr]] | None] = {}

@@ -76,6 +76,7 @@ RULES: dict[str, Rule] = {
              "of unknown shape."),
         Rule("GL317", "shape-error", "error", "Another shape or type inconsistency."),
         Rule("GL399", "inference-internal-error", "warning", "A shape rule failed inside graphlsp (a bug)."),
+        Rule("GL501", "unused-suppression", "warning", "A `# noqa` comment that suppresses nothing."),
     ]
 }
 

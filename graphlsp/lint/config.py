@@ -1,0 +1,129 @@
+"""Settings: `[tool.graphlsp]` in the nearest pyproject.toml, or a graphlsp.toml (the same keys at top level).
+
+    [tool.graphlsp]
+    select = ["GL1", "GL2", "GL3"]          # code prefixes or names; default: everything
+    ignore = ["GL207", "unused-value"]
+    severity = { GL206 = "error" }          # per-rule severity overrides
+    per-file-ignores = { "legacy/*.onnxtxt" = ["GL3"] }
+    fold-size-cap = 1048576                 # bytes: the largest constant the runner materializes
+    inlay-hints = true                      # editor only
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from graphlsp.lint.rules import RULES
+
+SEVERITIES = ("error", "warning", "info", "hint")
+
+
+class ConfigError(ValueError):
+    pass
+
+
+@dataclass(slots=True)
+class Settings:
+    select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+    severity: dict[str, str] = field(default_factory=dict)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    fold_size_cap: int = 1 << 20
+    inlay_hints: bool = True
+    root: Path | None = None  # the folder of the config file (per-file-ignores patterns are relative to it)
+    source: str = ""
+
+    def _matches(self, code: str, selectors: list[str]) -> bool:
+        name = RULES[code].name if code in RULES else ""
+        return any(code.startswith(s) or s == name for s in selectors)
+
+    def enabled(self, code: str, path: str = "") -> bool:
+        if self.select and not self._matches(code, self.select):
+            return False
+        if self._matches(code, self.ignore):
+            return False
+        if path and self.per_file_ignores:
+            rel = _relative(path, self.root)
+            for pattern, codes in self.per_file_ignores.items():
+                if fnmatch.fnmatch(rel, pattern) and self._matches(code, codes):
+                    return False
+        return True
+
+    def severity_of(self, code: str, default: str) -> str:
+        name = RULES[code].name if code in RULES else code
+        return self.severity.get(code) or self.severity.get(name) or default
+
+    def key(self) -> str:
+        """What the result cache must depend on."""
+        return repr((self.select, self.ignore, sorted(self.severity.items()), sorted(self.per_file_ignores.items()),
+                     self.fold_size_cap))  # fmt: skip
+
+
+def _relative(path: str, root: Path | None) -> str:
+    p = Path(path).resolve()
+    if root is not None:
+        try:
+            return p.relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return Path(path).as_posix()
+
+
+def _validate(raw: dict[str, Any], source: str) -> Settings:
+    s = Settings(source=source)
+    known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints"}
+    unknown = set(raw) - known
+    if unknown:
+        raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
+    for key in ("select", "ignore"):
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+            raise ConfigError(f"{source}: {key} must be a list of rule codes or names")
+        setattr(s, key, value)
+    sev = raw.get("severity", {})
+    if not isinstance(sev, dict) or not all(v in SEVERITIES for v in sev.values()):
+        raise ConfigError(f"{source}: severity values must be one of {', '.join(SEVERITIES)}")
+    s.severity = dict(sev)
+    pfi = raw.get("per-file-ignores", {})
+    if not isinstance(pfi, dict) or not all(isinstance(v, list) for v in pfi.values()):
+        raise ConfigError(f"{source}: per-file-ignores maps glob patterns to lists of codes")
+    s.per_file_ignores = dict(pfi)
+    cap = raw.get("fold-size-cap", s.fold_size_cap)
+    if not isinstance(cap, int) or cap < 0:
+        raise ConfigError(f"{source}: fold-size-cap must be a non-negative integer (bytes)")
+    s.fold_size_cap = cap
+    s.inlay_hints = bool(raw.get("inlay-hints", True))
+    return s
+
+
+def load_settings(start: str | Path) -> Settings:
+    """The settings for files under `start`: the nearest graphlsp.toml or pyproject.toml with [tool.graphlsp]."""
+    here = Path(start).resolve()
+    if here.is_file():
+        here = here.parent
+    for folder in [here, *here.parents]:
+        own = folder / "graphlsp.toml"
+        if own.is_file():
+            s = _validate(_read(own), str(own))
+            s.root = folder
+            return s
+        py = folder / "pyproject.toml"
+        if py.is_file():
+            data = _read(py)
+            table = data.get("tool", {}).get("graphlsp")
+            if isinstance(table, dict):
+                s = _validate(table, f"{py} [tool.graphlsp]")
+                s.root = folder
+                return s
+    return Settings()
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise ConfigError(f"{path}: {e}") from None

@@ -1,0 +1,177 @@
+"""One page per rule, for `graphlsp rule CODE`, SARIF rule descriptions and the README: what it checks, why it
+matters, an example that triggers it (tests check that every example does) and how to fix it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+H = '<ir_version: 10, opset_import: ["" : 21]>\n'
+
+
+@dataclass(frozen=True, slots=True)
+class RuleDoc:
+    why: str
+    example: str  # a whole model that triggers the rule ("" where no text can: file-level rules)
+    fix: str
+
+
+DOCS: dict[str, RuleDoc] = {
+    "GL101": RuleDoc(
+        "onnx's parser rejects the file, so nothing downstream can load it.",
+        H + "g (float[N] x) => (float[N] y) {\n  y = Relu (x\n}\n",
+        "Close the bracket, add the missing comma or value the message names.",
+    ),
+    "GL102": RuleDoc(
+        "Protobuf text format (`graph { node { ... } }`) is another language; onnx's text parser cannot read it.",
+        'ir_version: 8\ngraph {\n  node { input: "x" output: "y" op_type: "Relu" }\n}\n',
+        "Load it with google.protobuf.text_format, save it with onnx.save, then `graphlsp convert m.onnx m.onnxtxt`.",
+    ),
+    "GL103": RuleDoc(
+        "The token is well-formed but onnx gives it no meaning here: the parser fails or silently drops it.",
+        '<ir_version: 10, opset_import: ["" : 21], author: "me">\ng (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n',
+        "Use a known key, type or value of the right kind.",
+    ),
+    "GL104": RuleDoc(
+        "onnx's printer writes `...` for tensor data it cannot print; the text no longer holds the tensor.",
+        H + "g () => (float[2] y) {\n  y = Constant <value = float[2] {...}> ()\n}\n",
+        "Convert from the binary model with raw data kept, or write the values out.",
+    ),
+    "GL105": RuleDoc("ONNX text is UTF-8; other bytes are read as U+FFFD.", "", "Save the file as UTF-8."),
+    "GL106": RuleDoc("onnx cannot load the binary model.", "", "Re-export the model; check it is not truncated."),
+    "GL201": RuleDoc(
+        "A node reads a value that nothing produces: the model fails the checker and cannot run.",
+        H + "g (float[N] x) => (float[N] y) {\n  y = Relu (z)\n}\n",
+        "Use the right name (the message suggests the closest), or add the producer or input.",
+    ),
+    "GL202": RuleDoc(
+        "ONNX graphs are in SSA form: each value is defined once.",
+        H + "g (float[N] x) => (float[N] y) {\n  y = Relu (x)\n  y = Abs (x)\n}\n",
+        "Rename the second definition and its uses.",
+    ),
+    "GL203": RuleDoc(
+        "ONNX requires nodes in topological order; a cycle cannot run at all.",
+        H + "g (float[N] x) => (float[N] y) {\n  y = Relu (a)\n  a = Abs (x)\n}\n",
+        "Move the producer above its consumers; break cycles.",
+    ),
+    "GL204": RuleDoc(
+        "No schema and no model-local function defines the op: runtimes reject the model.",
+        H + "g (float[N] x) => (float[N] y) {\n  y = Rleu (x)\n}\n",
+        "Fix the spelling (quick fix: the closest known op) or define the function.",
+    ),
+    "GL205": RuleDoc(
+        "A node's domain must be imported in opset_import, or runtimes cannot resolve the op.",
+        H + "g (float[N] x) => (float[N] y) {\n  y = com.acme.Gelu (x)\n}\n",
+        'Add `"com.acme" : 1` to opset_import (quick fix).',
+    ),
+    "GL206": RuleDoc(
+        "Node names identify nodes in tools and error messages; duplicates make them ambiguous.",
+        H + "g (float[N] x) => (float[N] y) {\n  [n] a = Relu (x)\n  [n] y = Abs (a)\n}\n",
+        "Give each node its own label.",
+    ),
+    "GL207": RuleDoc(
+        "A value nothing reads is dead code: it costs compute and hides mistakes.",
+        H + "g (float[N] x) => (float[N] y) {\n  spare = Neg (x)\n  y = Relu (x)\n}\n",
+        "Remove the node (quick fix) or use the value.",
+    ),
+    "GL208": RuleDoc(
+        "A graph output must be defined by a node, an input or an initializer.",
+        H + "g (float[N] x) => (float[N] y, float[N] z) {\n  y = Relu (x)\n}\n",
+        "Produce the output or remove it from the signature.",
+    ),
+    "GL209": RuleDoc(
+        "The op exists, but not at the imported opset version (too new, or removed).",
+        '<ir_version: 10, opset_import: ["" : 13]>\ng (float[N, 4] x) => (float[N, 4] y) {\n'
+        "  y = LayerNormalization (x)\n}\n",
+        "Import a newer opset, or use the ops of the imported one.",
+    ),
+    "GL301": RuleDoc(
+        "Element-wise ops broadcast their inputs (numpy rules); these shapes cannot.",
+        H + "g (float[N, 8] a, float[3] b) => (float[N, 8] y) {\n  y = Add (a, b)\n}\n",
+        "Reshape, transpose or slice an input so the trailing dims match or are 1.",
+    ),
+    "GL302": RuleDoc(
+        "A matrix product needs the inner dimensions to agree.",
+        H + "g (float[N, 4] a, float[5, 8] b) => (float[N, 8] y) {\n  y = MatMul (a, b)\n}\n",
+        "Use the weight of the right shape, or transpose it (Gemm transA/transB).",
+    ),
+    "GL303": RuleDoc(
+        "Concat inputs must agree in every dim but the axis.",
+        H + "g (float[2, 3] a, float[2, 4] b) => (float[4, 3] y) {\n  y = Concat <axis = 0> (a, b)\n}\n",
+        "Concatenate along the dim that differs, or fix the inputs.",
+    ),
+    "GL304": RuleDoc(
+        "Reshape keeps the element count: 24 elements cannot become 5x5.",
+        H + "g (float[4, 6] x) => (float[5, 5] y) {\n  s = Constant <value = int64[2] {5, 5}> ()\n"
+        "  y = Reshape (x, s)\n}\n",
+        "Fix the target shape (use -1 for the dim to infer).",
+    ),
+    "GL305": RuleDoc(
+        "Conv's input channels must equal the weight's channels times group.",
+        H + "g (float[1, 3, 8, 8] x, float[4, 2, 3, 3] w) => (float[1, 4, 6, 6] y) {\n  y = Conv (x, w)\n}\n",
+        "Use a weight with C/group input channels, or set group.",
+    ),
+    "GL306": RuleDoc(
+        "The kernel (with dilation) does not fit in the padded input: the output would be empty.",
+        H + "g (float[1, 1, 2, 2] x, float[1, 1, 3, 3] w) => (float[1, 1, 1, 1] y) {\n  y = Conv (x, w)\n}\n",
+        "Pad the input, or use a smaller kernel.",
+    ),
+    "GL307": RuleDoc(
+        "Transpose's perm must be a permutation of the input's axes.",
+        H + "g (float[2, 3] x) => (float[3, 2] y) {\n  y = Transpose <perm = [1, 2]> (x)\n}\n",
+        "List each axis once.",
+    ),
+    "GL308": RuleDoc(
+        "Split sizes must add up to the dim being split.",
+        H + "g (float[6] x) => (float[2] a, float[3] b) {\n  s = Constant <value = int64[2] {2, 3}> ()\n"
+        "  a, b = Split (x, s)\n}\n",
+        "Fix the sizes, or use num_outputs.",
+    ),
+    "GL309": RuleDoc(
+        "An axis must lie in [-rank, rank-1].",
+        H + "g (float[2, 3] x) => (float[2, 3] y) {\n  y = Softmax <axis = 2> (x)\n}\n",
+        "Use an axis within the input's rank.",
+    ),
+    "GL310": RuleDoc(
+        "A known index outside its dimension fails at run time.",
+        H + "g (float[3, 4] x) => (float[4] y) {\n  i = Constant <value = int64 {5}> ()\n"
+        "  y = Gather <axis = 0> (x, i)\n}\n",
+        "Index within the dimension.",
+    ),
+    "GL311": RuleDoc(
+        "Each input's type must be one its type constraint allows, and inputs sharing a constraint must agree.",
+        H + "g (int64[4] x) => (int64[4] y) {\n  y = Softmax (x)\n}\n",
+        "Cast the input to an allowed type.",
+    ),
+    "GL312": RuleDoc(
+        "The op takes a fixed range of inputs.",
+        H + "g (float[4] x) => (float[4] y) {\n  y = Relu (x, x)\n}\n",
+        "Pass the inputs the op takes (empty names for skipped optional ones).",
+    ),
+    "GL313": RuleDoc(
+        "A required attribute has no default.",
+        H + "g (float[4] x) => (float[4] y) {\n  y = Cast (x)\n}\n",
+        "Add the attribute.",
+    ),
+    "GL314": RuleDoc(
+        "An attribute of the wrong type is rejected by the checker; an unknown one is ignored by runtimes.",
+        H + 'g (float[2, 3] x) => (float[2, 3] y) {\n  y = Softmax <axis = "last"> (x)\n}\n',
+        "Use the attribute's type (see the hover on it).",
+    ),
+    "GL315": RuleDoc(
+        "A declared type (graph output, value info) that contradicts inference misleads every tool reading it.",
+        H + "g (float[2, 3] x) => (float[3, 2] y) {\n  y = Relu (x)\n}\n",
+        "Declare the inferred type (quick fix) or fix the producer.",
+    ),
+    "GL316": RuleDoc(
+        "graphlsp has no shape rule for the op, so its outputs and everything after are of unknown shape.",
+        "",
+        "Nothing to fix in the model; report the op to graphlsp.",
+    ),
+    "GL317": RuleDoc("Another shape or type inconsistency the op's rules detect.", "", "See the message."),
+    "GL399": RuleDoc("A shape rule failed inside graphlsp: a bug.", "", "Report it with the model."),
+    "GL501": RuleDoc(
+        "A suppression that suppresses nothing hides nothing but keeps readers guessing; it outlived its reason.",
+        H + "g (float[N] x) => (float[N] y) {\n  y = Relu (x)  # noqa: GL301\n}\n",
+        "Remove the comment.",
+    ),
+}

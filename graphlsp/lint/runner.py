@@ -1,0 +1,187 @@
+"""`graphlsp check` over many files: settings, suppressions, safe fixes, a process pool and a result cache.
+
+The cache is keyed by the file's content, graphlsp's version and the settings, so an unchanged file is not
+analysed again; it lives in `.graphlsp_cache/` next to the config file (or in the working directory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from graphlsp import __version__
+from graphlsp.lint.config import Settings
+from graphlsp.lint.diagnostics import Diagnostic, collect_analysis
+from graphlsp.lint.rules import rule
+
+if TYPE_CHECKING:
+    from graphlsp.analysis import Analysis
+
+MAX_FIX_ROUNDS = 8
+
+
+@dataclass(slots=True)
+class FileResult:
+    path: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    text: str = ""
+    binary: bool = False
+    error: str = ""  # the file could not be read at all
+    fixed_text: str | None = None  # after --fix / --diff: the text with the safe fixes applied
+    fixes: int = 0
+    cached: bool = False
+
+
+def _diagnostics(
+    text: str, path: str, settings: Settings, source_error: tuple[str, str, int] | None
+) -> tuple[Analysis, list[Diagnostic]]:
+    from graphlsp.analysis import Analysis
+    from graphlsp.lint import suppress
+
+    analysis = Analysis(text)
+    diags = [] if source_error and source_error[0] == "GL106" else collect_analysis(analysis, path)
+    if source_error:
+        code, message, offset = source_error
+        line, col = analysis.doc.lines.position(offset)
+        r = rule(code)
+        diags.insert(0, Diagnostic(path, line + 1, col + 1, line + 1, col + 1, r.severity, code, r.name, message,
+                                   offset, offset))  # fmt: skip
+    kept = []
+    for d in diags:
+        if settings.enabled(d.code, path):
+            d.severity = settings.severity_of(d.code, d.severity)
+            kept.append(d)
+    kept = suppress.apply(kept, text, path)
+    return analysis, [d for d in kept if settings.enabled(d.code, path)]
+
+
+def _fix(text: str, path: str, settings: Settings) -> tuple[str, int]:
+    """Apply the safe fixes of enabled, unsuppressed findings, round after round until none is left."""
+    from graphlsp.lint.fixes import apply_edits, fixes_for
+
+    total = 0
+    for _ in range(MAX_FIX_ROUNDS):
+        analysis, diags = _diagnostics(text, path, settings, None)
+        wanted = {(d.code, d.start) for d in diags}
+        edits: list[tuple[int, int, str]] = []
+        applied = 0
+        for f in analysis.findings():
+            if (f.code, f.start) not in wanted:
+                continue
+            for fix in fixes_for(analysis, f):
+                if fix.safe and all(e[1] <= s or e[0] >= en for s, en, _ in fix.edits for e in edits):
+                    edits += fix.edits
+                    applied += 1
+                    break
+        if not edits:
+            break
+        text = apply_edits(text, edits)
+        total += applied
+    return text, total
+
+
+def check_file(path: str, settings: Settings, fix: bool = False) -> FileResult:
+    from graphlsp.source import read_source
+
+    try:
+        source = read_source(path)
+    except OSError as e:
+        return FileResult(path, error=e.strerror or str(e))
+    result = FileResult(path, text=source.text, binary=source.binary)
+    if fix and not source.binary and source.error is None:
+        fixed, result.fixes = _fix(source.text, path, settings)
+        if fixed != source.text:
+            result.fixed_text = fixed
+        _, result.diagnostics = _diagnostics(fixed, path, settings, None)
+        return result
+    _, result.diagnostics = _diagnostics(source.text, path, settings, source.error)
+    return result
+
+
+# ---- cache
+def _cache_key(data: bytes, settings: Settings) -> str:
+    h = hashlib.sha256(data)
+    h.update(f"\0{__version__}\0{settings.key()}".encode())
+    return h.hexdigest()
+
+
+def _cache_dir(settings: Settings) -> Path:
+    return (settings.root or Path.cwd()) / ".graphlsp_cache"
+
+
+def _load_cached(path: str, settings: Settings) -> FileResult | None:
+    try:
+        data = Path(path).read_bytes()
+        entry = json.loads((_cache_dir(settings) / f"{_cache_key(data, settings)}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    diags = [Diagnostic(**{**d, "file": path}) for d in entry["diagnostics"]]
+    text = data.decode("utf-8", errors="replace") if not path.endswith(".onnx") else ""
+    return FileResult(path, diags, text, path.endswith(".onnx"), cached=True)
+
+
+def _store(result: FileResult, settings: Settings) -> None:
+    try:
+        data = Path(result.path).read_bytes()
+        folder = _cache_dir(settings)
+        folder.mkdir(exist_ok=True)
+        (folder / ".gitignore").write_text("*\n")
+        payload = [{k: getattr(d, k) for k in Diagnostic.__slots__} for d in result.diagnostics]  # type: ignore[attr-defined]
+        (folder / f"{_cache_key(data, settings)}.json").write_text(json.dumps({"diagnostics": payload}))
+    except OSError:
+        pass  # a read-only tree: no cache, same results
+
+
+def _worker(args: tuple[str, Settings, bool]) -> FileResult:
+    path, settings, fix = args
+    try:
+        return check_file(path, settings, fix)
+    except Exception as e:  # a bug of ours: report it on the file, keep checking the others
+        return FileResult(path, error=f"internal error: {type(e).__name__}: {e}")
+
+
+def check_files(paths: list[str], settings: Settings, fix: bool = False, jobs: int = 0, cache: bool = True,
+                progress: bool = False) -> list[FileResult]:  # fmt: skip
+    results: dict[str, FileResult] = {}
+    todo = []
+    for p in paths:
+        cached = _load_cached(p, settings) if cache and not fix else None
+        if cached is not None:
+            results[p] = cached
+        else:
+            todo.append(p)
+    jobs = jobs or min(len(todo), os.cpu_count() or 1)
+    work = [(p, settings, fix) for p in todo]
+    done = 0
+    if jobs > 1 and len(todo) > 1:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for r in pool.map(_worker, work, chunksize=max(1, len(work) // (jobs * 4))):
+                results[r.path] = r
+                done += 1
+                _progress(progress, done, len(todo), r.path)
+    else:
+        for w in work:
+            r = _worker(w)
+            results[r.path] = r
+            done += 1
+            _progress(progress, done, len(todo), r.path)
+    if progress and todo:
+        sys.stderr.write("\r\033[K")
+    for p in todo:
+        r = results[p]
+        if cache and not fix and not r.error:
+            _store(r, settings)
+    return [results[p] for p in paths]
+
+
+def _progress(show: bool, done: int, total: int, path: str) -> None:
+    if show:
+        sys.stderr.write(f"\r\033[K[{done}/{total}] {path[-60:]}")
+        sys.stderr.flush()

@@ -1,0 +1,71 @@
+"""Suppressions: `# noqa: GL301` (or a rule name) on a line, `# noqa` for every rule on it, and
+`# graphlsp: noqa` anywhere for the whole file. A suppression that suppresses nothing is reported (GL501)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from graphlsp.lint.diagnostics import Diagnostic
+from graphlsp.lint.rules import rule
+from graphlsp.syntax.positions import LineIndex
+
+_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
+_FILE = re.compile(r"#\s*graphlsp:\s*noqa\b", re.IGNORECASE)
+UNUSED = "GL501"
+
+
+@dataclass(slots=True)
+class Noqa:
+    line: int  # 1-based
+    codes: list[str]  # empty: every rule
+    start: int
+    end: int
+
+
+def find(text: str) -> tuple[bool, list[Noqa]]:
+    whole_file = bool(_FILE.search(text))
+    found = []
+    for m in _NOQA.finditer(text):
+        # only in comments: a `#` inside a quoted name is not a comment
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if text.count('"', line_start, m.start()) % 2:
+            continue
+        codes = [c for c in re.split(r"[\s,]+", m.group("codes") or "") if c]
+        found.append(Noqa(text.count("\n", 0, m.start()) + 1, codes, m.start(), m.end()))
+    return whole_file, found
+
+
+def _covers(noqa: Noqa, d: Diagnostic) -> bool:
+    return not noqa.codes or d.code in noqa.codes or d.name in noqa.codes
+
+
+def apply(diagnostics: list[Diagnostic], text: str, path: str) -> list[Diagnostic]:
+    """Drop suppressed diagnostics; add one GL501 per unused suppression."""
+    whole_file, noqas = find(text)
+    if whole_file:
+        return []
+    by_line: dict[int, list[Noqa]] = {}
+    for n in noqas:
+        by_line.setdefault(n.line, []).append(n)
+    used: set[int] = set()
+    kept = []
+    for d in diagnostics:
+        hit = next((n for n in by_line.get(d.line, []) if _covers(n, d)), None)
+        if hit is None or d.code.startswith("GL1"):  # a syntax error is never silenced
+            kept.append(d)
+        else:
+            used.add(id(hit))
+    lines = LineIndex(text) if noqas else None
+    for n in noqas:
+        if id(n) in used or lines is None:
+            continue
+        line, col = lines.position(n.start)
+        end_line, end_col = lines.position(n.end)
+        r = rule(UNUSED)
+        what = ", ".join(n.codes) if n.codes else "anything"
+        kept.append(Diagnostic(path, line + 1, col + 1, end_line + 1, end_col + 1, r.severity, UNUSED, r.name,
+                               f"unused suppression: nothing on this line reports {what}", n.start, n.end))  # fmt: skip
+    kept.sort(key=lambda d: (d.start, d.code))
+    return kept
+
