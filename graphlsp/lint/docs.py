@@ -28,7 +28,8 @@ DOCS: dict[str, RuleDoc] = {
     ),
     "GL103": RuleDoc(
         "The token is well-formed but onnx gives it no meaning here: the parser fails or silently drops it.",
-        '<ir_version: 10, opset_import: ["" : 21], author: "me">\ng (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n',
+        "<ir_version: 10, opset_import: [\"\" : 21], author: \"me\">\n"
+        "g (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n",
         "Use a known key, type or value of the right kind.",
     ),
     "GL104": RuleDoc(
