@@ -89,6 +89,9 @@ class Analysis:
         if changed is None:
             return EditReport(report, "rebuilt", self._rebuild())
         rerun = self.refiner.rerun(changed)
+        if self.refiner.stale_unions:  # symbol equalities cannot be unlearned: infer afresh (graph kept)
+            self.refiner = ShapeRefiner(self.model, self.doc)
+            return EditReport(report, "patched", self.refiner.run().inferred)
         return EditReport(report, "patched", rerun.inferred, rerun.nodes)
 
     def _patch(self, report: ReparseReport) -> list[Node] | None:

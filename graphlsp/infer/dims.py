@@ -3,7 +3,7 @@
 An `Expr` is a canonical integer polynomial over atoms. An atom is a symbol (a dim_param such as `batch`), or
 `floor(E / d)` with d a positive int, or `min`/`max` of two expressions. Canonical means equal expressions have
 equal keys, and expressions are interned, so `2*N+10` and `2*(N+5)` are the same object. Ceil-division and
-modulo are rewritten through floor (`ceil(E/d) = -floor(-E/d)`, `E % d = E - d*floor(E/d)`), and floors of
+modulo are rewritten through floor (`ceil(E/d) = floor((E + d - 1)/d)`, `E % d = E - d*floor(E/d)`), and floors of
 floors fold: `floor((floor(E/a) + c)/b) = floor((E + a*c)/(a*b))`, so five stacked stride-2 convolutions on H
 give one floor, `floor((H + 31)/32)`. Equality is three-valued: True, False or None (unknown); nothing is
 ever guessed. Expressions past a size cap become unknown.
@@ -255,6 +255,9 @@ def floordiv(a: Dim, d: Dim) -> Dim:
 
 
 def ceildiv(a: Dim, d: Dim) -> Dim:
+    """ceil(a / d) = floor((a + d - 1) / d) for a positive int d, so it folds with other floors."""
+    if isinstance(d, int) and d > 0:
+        return floordiv(add(a, d - 1), d)
     return neg(floordiv(neg(a), d))
 
 

@@ -115,6 +115,8 @@ class ShapeRefiner:
         # declared types of node outputs (graph outputs, value infos): value -> (type, absolute span getter)
         self.declared: dict[Value, tuple[ValueType, t.ValueInfo, Graph]] = {}
         self.anchored: dict[Any, set[Node]] = {}  # piece -> nodes with a problem pointing into it
+        self.unifying: set[Node] = set()  # nodes whose inference equated symbols
+        self.stale_unions = False  # set when such a node is inferred again
         self._order: dict[Graph, dict[Node, int]] = {}
 
     # ---- public
@@ -250,11 +252,17 @@ class ShapeRefiner:
         ctx = InferenceContext(node, sig, node.version, inputs, attrs, self)
         old = self.contexts.get(node)
         self.contexts[node] = ctx
+        if node in self.unifying:
+            self.stale_unions = True  # equalities this node taught may no longer hold: see Analysis
+        unions = self.unifier.unions
         try:
             if sig is not None:
                 self._check_signature(ctx, sig)
+            invalid = any(p.code in ("GL313", "GL314") and p.severity == "error" for p in ctx.problems)
             fn = registry.lookup(node.domain, node.op_type, node.version)
-            if fn is not None:
+            if invalid:
+                pass  # missing or mistyped attributes: the shape rule would read garbage; outputs stay unknown
+            elif fn is not None:
                 fn(ctx)
             elif node.function is not None and node.function.body is not None:
                 self._infer_function(ctx, node.function.body, node.function.attributes)
@@ -283,6 +291,8 @@ class ShapeRefiner:
                 changed = True
             self.values[out] = new
         self._index_anchors(node, old, ctx)
+        if self.unifier.unions != unions:
+            self.unifying.add(node)
         return changed or old is None
 
     def _index_anchors(self, node: Node, old: InferenceContext | None, new: InferenceContext) -> None:

@@ -28,6 +28,7 @@ class Unifier:
     def __init__(self, rank: dict[str, int] | None = None) -> None:
         self.parent: dict[Expr, Expr] = {}
         self.rank = rank or {}
+        self.unions = 0  # how many equalities were learned (the refiner tracks which node learned them)
 
     def find(self, x: Expr) -> Expr:
         root = x
@@ -49,6 +50,7 @@ class Unifier:
         if self._order(rb) < self._order(ra):
             ra, rb = rb, ra
         self.parent[rb] = ra
+        self.unions += 1
         return ra
 
     def canonical(self, x: Dim) -> Dim:

@@ -71,7 +71,7 @@ def _unused(a: Analysis, f: Finding) -> list[Fix]:
     line_end = len(text) if line_end < 0 else line_end
     if not text[line_start:s].strip() and (not text[e:line_end].strip() or text[e:line_end].lstrip().startswith("#")):
         s, e = line_start, min(len(text), line_end + 1)
-    return [Fix(f"Remove the unused {node.op_type} node", [(s, e, "")], safe=False)]
+    return [Fix(f"Remove the unused {node.op_type} node", [(s, e, "")])]  # outputs unchanged: safe
 
 
 def _declared_conflict(a: Analysis, f: Finding) -> list[Fix]:

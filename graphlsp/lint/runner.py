@@ -38,9 +38,10 @@ class FileResult:
     cached: bool = False
 
 
-def _diagnostics(
-    text: str, path: str, settings: Settings, source_error: tuple[str, str, int] | None
+def lint_text(
+    text: str, path: str, settings: Settings, source_error: tuple[str, str, int] | None = None
 ) -> tuple[Analysis, list[Diagnostic]]:
+    """One file's diagnostics as `check` reports them: enabled rules, severities from settings, suppressions."""
     from graphlsp.analysis import Analysis
     from graphlsp.lint import suppress
 
@@ -67,7 +68,7 @@ def _fix(text: str, path: str, settings: Settings) -> tuple[str, int]:
 
     total = 0
     for _ in range(MAX_FIX_ROUNDS):
-        analysis, diags = _diagnostics(text, path, settings, None)
+        analysis, diags = lint_text(text, path, settings, None)
         wanted = {(d.code, d.start) for d in diags}
         edits: list[tuple[int, int, str]] = []
         applied = 0
@@ -98,9 +99,9 @@ def check_file(path: str, settings: Settings, fix: bool = False) -> FileResult:
         fixed, result.fixes = _fix(source.text, path, settings)
         if fixed != source.text:
             result.fixed_text = fixed
-        _, result.diagnostics = _diagnostics(fixed, path, settings, None)
+        _, result.diagnostics = lint_text(fixed, path, settings, None)
         return result
-    _, result.diagnostics = _diagnostics(source.text, path, settings, source.error)
+    _, result.diagnostics = lint_text(source.text, path, settings, source.error)
     return result
 
 

@@ -85,9 +85,14 @@ def _default(attr: Any) -> Any:
     if proto is None or proto.type == AttributeProto.UNDEFINED:
         return None
     try:
-        return helper.get_attribute_value(proto)
+        value = helper.get_attribute_value(proto)
     except Exception:
         return None
+    if isinstance(value, bytes):  # string attributes come back as bytes; the text holds str
+        return value.decode("utf-8", errors="replace")
+    if isinstance(value, list) and value and isinstance(value[0], bytes):
+        return [v.decode("utf-8", errors="replace") for v in value]
+    return value
 
 
 @cache

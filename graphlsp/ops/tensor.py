@@ -108,11 +108,6 @@ def _lower(x: Dim) -> int | None:
     return _bounds(x)[0]
 
 
-def _ceildiv(a: Dim, b: int) -> Dim:
-    """ceil(a / b) for a positive int b, written as floor((a + b - 1) / b)."""
-    return d.floordiv(d.add(a, b - 1), b)
-
-
 def _at_least(x: Dim, bound: int) -> bool:
     low = _lower(x)
     return low is not None and low >= bound
@@ -663,8 +658,8 @@ def squeeze(ctx: InferenceContext) -> None:
         k = _dims_in(ctx, 1) if given and shape is not None and _opset(ctx) >= 13 else None
         ctx.set_output(0, None if k is None or shape is None else (None,) * (len(shape) - len(k)))
         return
-    if not given:
-        if not all(isinstance(x, int) for x in shape):
+    if not given or not axes:  # an empty axes input: onnx keeps every dim, onnxruntime squeezes the 1s
+        if not all(isinstance(x, int) for x in shape) or (given and 1 in shape):
             ctx.set_output(0, None)
             return
         drop = [i for i, x in enumerate(shape) if x == 1]
@@ -751,7 +746,7 @@ def _split_equal(ctx: InferenceContext, dim: Dim, n: int) -> list[Dim]:
             raise ctx.fail("GL308", "needs the split input or the num_outputs attribute")
         if int(k) != n:
             raise ctx.fail("GL308", f"num_outputs is {k} but the node has {n} outputs", attr="num_outputs")
-        chunk = _ceildiv(dim, n)
+        chunk = d.ceildiv(dim, n)
         last = d.sub(dim, d.mul(chunk, n - 1))
         return [chunk] * (n - 1) + [None if isinstance(last, int) and last < 0 else last]
     if isinstance(dim, int) and dim % n:
@@ -841,9 +836,9 @@ def _slice_len(dim: Dim, start: Dim, end: Dim, step: int) -> Dim:
         return None
     if step > 0:
         first = start if isinstance(start, int) and 0 <= start < HUGE else _bound(start, dim, 0, 0)
-        return _max(_ceildiv(d.sub(_bound(end, dim, 0, 0), first), step), 0)
+        return _max(d.ceildiv(d.sub(_bound(end, dim, 0, 0), first), step), 0)
     first = _bound(start, dim, 0, -1)
-    return _max(_ceildiv(d.sub(first, _bound(end, dim, -1, -1)), -step), 0)
+    return _max(d.ceildiv(d.sub(first, _bound(end, dim, -1, -1)), -step), 0)
 
 
 SliceArgs = tuple[list[Dim] | None, list[Dim] | None, list[int] | None, bool, list[int] | None, bool]
@@ -1030,16 +1025,22 @@ def expand(ctx: InferenceContext) -> None:
 
 
 @shape_fn("Tile")
+def tile_v1(ctx: InferenceContext) -> None:
+    """Opset 1: `tiles` copies along the scalar input `axis` (both of the data's type)."""
+    shape = ctx.input_shape(0)
+    axis_v, tiles_v = _floats_in(ctx, 2), _floats_in(ctx, 1)
+    axis = int(axis_v[0]) if axis_v and len(axis_v) == 1 else None
+    tiles = int(tiles_v[0]) if tiles_v and len(tiles_v) == 1 else None
+    if shape is None or axis is None:
+        ctx.set_output(0, None if shape is None else (None,) * len(shape))
+        return
+    a = _norm_axis(ctx, axis, len(shape), src=2)
+    ctx.set_output(0, tuple(d.mul(x, tiles) if i == a else x for i, x in enumerate(shape)))
+
+
+@shape_fn("Tile", since=6)
 def tile(ctx: InferenceContext) -> None:
     shape = ctx.input_shape(0)
-    if _opset(ctx) < 6:
-        axis, tiles = _scalar_in(ctx, 2), _scalar_in(ctx, 1)
-        if shape is None or not isinstance(axis, int):
-            ctx.set_output(0, None if shape is None else (None,) * len(shape))
-            return
-        a = _norm_axis(ctx, axis, len(shape), src=2)
-        ctx.set_output(0, tuple(d.mul(x, tiles) if i == a else x for i, x in enumerate(shape)))
-        return
     reps = _dims_in(ctx, 1)
     if shape is None or reps is None:
         known = shape if shape is not None else reps
@@ -1292,7 +1293,7 @@ def _range_len(start: Any, limit: Any, delta: Any) -> Dim:
     if not isinstance(delta, int) or start is None or limit is None:
         return None
     span = d.sub(limit, start) if delta > 0 else d.sub(start, limit)
-    return _max(_ceildiv(span, abs(delta)), 0)
+    return _max(d.ceildiv(span, abs(delta)), 0)
 
 
 def _range_arg(ctx: InferenceContext, i: int) -> Any:

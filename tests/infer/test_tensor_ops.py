@@ -414,7 +414,9 @@ def test_concat_mismatch_is_gl303_and_symbols_merge() -> None:
     _, findings = infer("g (float[2, 3] a, float[2, 4] b) => (y) {\n y = Concat <axis = 0> (a, b)\n}")
     f = only_error(findings, "GL303")
     assert "a is [2, 3]" in f.message and "b is [2, 4]" in f.message
-    types, findings = infer("g (float[N, 3] a, float[M, 3] b, float[?, 3] c) => (y) {\n y = Concat <axis = 1> (a, b)\n}")
+    types, findings = infer(
+        "g (float[N, 3] a, float[M, 3] b, float[?, 3] c) => (y) {\n y = Concat <axis = 1> (a, b)\n}"
+    )
     assert types["y"] == "float[N, 6]"
     assert errors(findings) == []
     types, _ = infer("g (float[N, 3] a, float[M, 3] b) => (y) {\n y = Concat <axis = 0> (a, b)\n}")
@@ -438,6 +440,41 @@ g (float[1, 3, 4, 6] x) => (y) {
    y = Upsample (x, sc)
 }""", opset=9)  # fmt: skip
     assert types["y"] == "float[1, 3, 8, 18]"
+
+
+def test_resize_needs_exactly_one_of_scales_and_sizes() -> None:
+    _, findings = infer("""
+g (float[1, 3, 4, 4] x) => (y) {
+   sc = Constant <value = float[4] {1, 1, 2, 2}> ()
+   sz = Constant <value = int64[4] {1, 3, 8, 8}> ()
+   y = Resize (x, , sc, sz)
+}""")
+    assert "not both" in only_error(findings, "GL317").message
+    _, findings = infer("g (float[1, 3, 4, 4] x) => (y) {\n y = Resize (x)\n}")
+    only_error(findings, "GL317")
+
+
+def test_expand_that_does_not_broadcast_is_gl301() -> None:
+    _, findings = infer("""
+g (float[3, 4] x) => (y) {
+   s = Constant <value = int64[2] {2, 4}> ()
+   y = Expand (x, s)
+}""")
+    only_error(findings, "GL301")
+
+
+def test_cast_opset_1_string_to_and_range_with_a_step() -> None:
+    types, _ = infer('g (int64[4] x) => (y) {\n y = Cast <to = "FLOAT"> (x)\n}', opset=1)
+    assert types["y"] == "float[4]"
+    types, _ = infer("""
+g (float[N] x) => (y) {
+   s = Shape (x)
+   z = Constant <value = int64[1] {0}> ()
+   n = Gather (s, z)
+   two = Constant <value = int64[1] {2}> ()
+   y = Range (z, n, two)
+}""")
+    assert types["y"] == "int64[floor((N + 1)/2)]"
 
 
 def test_topk_onehot_tile_flatten_depth_to_space() -> None:
