@@ -16,8 +16,8 @@ import pytest
 from graphlsp.cli import main
 from graphlsp.lint.config import load_settings
 from graphlsp.lint.docs import DOCS
-from graphlsp.lint.runner import check_files
 from graphlsp.lint.rules import RULES
+from graphlsp.lint.runner import check_files
 from tests.conftest import EXAMPLES, SHARED_BENCH
 
 H = '<ir_version: 10, opset_import: ["" : 21]>\n'
