@@ -27,7 +27,7 @@ def schema_for(op_type: str, version: int, domain: str) -> OpSchema | None:
     """The schema onnx uses for the op at that opset version (the newest with since_version <= version)."""
     try:
         return onnx.defs.get_schema(op_type, version, domain)
-    except onnx.defs.SchemaError:
+    except (onnx.defs.SchemaError, TypeError, OverflowError):  # TypeError: a version past int32
         return None
 
 

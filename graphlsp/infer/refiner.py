@@ -21,6 +21,7 @@ from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.attrs import Ref, attribute_values, tensor_value
+from graphlsp.infer.checks import attr_kind, type_string, verdict
 from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
 from graphlsp.infer.types import (
     ELEM_BY_NAME,
@@ -58,34 +59,6 @@ def declared_type(ty: t.TypeRef | None) -> ValueType:
         return OptionalType(declared_type(ty.args[0]) if ty.args else None)
     if ty.kind == "map":
         return MapType(ELEM_BY_NAME.get(ty.elem or ""), declared_type(ty.args[0]) if ty.args else None)
-    return None
-
-
-def type_string(ty: ValueType) -> str | None:
-    """onnx's type string for constraint checks: tensor(float), seq(tensor(int64)), optional(...)."""
-    if isinstance(ty, TensorType):
-        if ty.elem is None:
-            return None
-        return f"{'sparse_tensor' if ty.sparse else 'tensor'}({elem_name(ty.elem)})"
-    if isinstance(ty, SequenceType):
-        inner = type_string(ty.elem)
-        return f"seq({inner})" if inner else None
-    if isinstance(ty, OptionalType):
-        inner = type_string(ty.elem)
-        return f"optional({inner})" if inner else None
-    if isinstance(ty, MapType):
-        inner = type_string(ty.value)
-        return f"map({elem_name(ty.key)}, {inner})" if inner and ty.key is not None else None
-    return None
-
-
-def type_from_string(s: str) -> ValueType:
-    if s.startswith("tensor(") and s.endswith(")"):
-        return TensorType(ELEM_BY_NAME.get(s[7:-1]), None)
-    if s.startswith("seq(") and s.endswith(")"):
-        return SequenceType(type_from_string(s[4:-1]))
-    if s.startswith("optional(") and s.endswith(")"):
-        return OptionalType(type_from_string(s[9:-1]))
     return None
 
 
@@ -193,13 +166,13 @@ class ShapeRefiner:
         sig = graph.syntax
         if sig is None:
             return
-        origin = graph.piece.origin if graph.piece is not None else 0
-        entries = list(sig.inputs) + (list(sig.value_infos) if isinstance(sig, t.GraphSig) else [])
-        for vi in entries:
-            if vi is None or (vi in getattr(sig, "value_infos", ()) and not vi.has_init):
-                continue
+        inits = [vi for vi in sig.value_infos if vi.has_init] if isinstance(sig, t.GraphSig) else []
+        for vi in [*sig.inputs, *inits]:
             value = graph.values.get(vi.name.value)
-            if value is None or (value.name_el is not None and value.name_el is not vi.name):
+            if value is None:
+                continue
+            first = value.name_el is None or value.name_el is vi.name
+            if not first and not (vi.has_init and value.kind == "input"):
                 continue  # a later duplicate definition: the first one stands
             const = None
             init = vi.init
@@ -208,9 +181,12 @@ class ShapeRefiner:
                     const = tensor_value(t.TensorValue(vi.type, None, init, vi.start, vi.end))  # type: ignore[arg-type]
                 except Exception:
                     const = None
-            if value not in self.values or const is not None or graph.kind != "model":
+            if not first:  # IR < 4: an input listed again as an initializer gives the input its value
+                prev = self.values.get(value)
+                if const is not None:
+                    self.values[value] = Inferred(prev.type if prev else declared_type(vi.type), None, const)
+            elif value not in self.values or const is not None or graph.kind != "model":
                 self.values[value] = Inferred(declared_type(vi.type), None, const)
-        del origin
         declared = [vi for vi in sig.outputs if vi.type is not None]
         if isinstance(sig, t.GraphSig):
             declared += [vi for vi in sig.value_infos if vi.type is not None and not vi.has_init]
@@ -324,70 +300,20 @@ class ShapeRefiner:
         return {k: (bound.get(v.name) if isinstance(v, Ref) else v) for k, v in attrs.items()}
 
     def _check_signature(self, ctx: InferenceContext, sig: OpSignature) -> None:
+        """What the schema alone says about the node (memoized per signature, attribute kinds and input types)."""
         node = ctx.node
         n_in = len(node.inputs)
         while n_in and node.inputs[n_in - 1] is None:
             n_in -= 1
-        if not sig.min_input <= n_in <= sig.max_input:
-            want = str(sig.min_input) if sig.min_input == sig.max_input else f"{sig.min_input} to {sig.max_input}"
-            if sig.max_input > 1000:
-                want = f"at least {sig.min_input}"
-            ctx.error("GL312", f"takes {want} inputs, got {n_in}")
-        for name, spec in sig.attrs.items():
-            if spec.required and name not in ctx.attrs:
-                ctx.error("GL313", f"missing required attribute '{name}' ({spec.type_name})")
-        for a in node.attributes:
-            known = sig.attrs.get(a.name.value)
-            if known is None:
-                ctx.error("GL314", f"has no attribute '{a.name.value}'", attr=a.name.value, severity="warning")
-                continue
-            got = _attr_kind(a)
-            want = known.type_name
-            if got is not None and got != want and (got, want) not in (("int", "float"), ("ints", "floats")):
-                ctx.error("GL314", f"attribute '{a.name.value}' must be {want}, got {got}", attr=a.name.value)
-        # type constraints: check the inputs, bind each constraint, give the outputs their element types
-        bound: dict[str, str] = {}
-        params = list(sig.inputs)
-        for i, v in enumerate(node.inputs):
-            if v is None or not params:
-                continue
-            p = params[min(i, len(params) - 1)]
-            if i >= len(params) and p.option != "variadic":
-                continue
-            ts = type_string(ctx.input_type(i))
-            if ts is None:
-                continue
-            allowed = sig.constraints.get(p.type_str)
-            if allowed is None:  # a concrete type
-                if p.type_str != ts and "(" in p.type_str:
-                    ctx.error("GL311", f"input {i} ({p.name}) must be {p.type_str}, got {ts}", input=i)
-                continue
-            if ts not in allowed:
-                names = ", ".join(sorted(a.replace("tensor(", "").rstrip(")") for a in allowed))
-                ctx.error("GL311", f"input {i} ({p.name}) has type {ts}, which {p.type_str} does not allow "
-                          f"(allowed: {names})", input=i)  # fmt: skip
-                continue
-            if p.type_str in bound and bound[p.type_str] != ts and (p.option != "variadic" or p.homogeneous):
-                ctx.error("GL311", f"input {i} ({p.name}) is {ts} but an earlier input bound {p.type_str} to "
-                          f"{bound[p.type_str]}", input=i)  # fmt: skip
-                continue
-            bound.setdefault(p.type_str, ts)
-        outs = list(sig.outputs)
-        for i in range(len(node.outputs)):
-            if not outs:
-                break
-            p = outs[min(i, len(outs) - 1)]
-            ts = bound.get(p.type_str)
-            if ts is None and p.type_str not in sig.constraints:
-                ts = p.type_str
-            elif ts is None and len(sig.constraints.get(p.type_str, ())) == 1:
-                (ts,) = sig.constraints[p.type_str]
-            if ts is not None:
-                ty = type_from_string(ts)
-                if isinstance(ty, TensorType):
-                    ctx.output_elems[i] = ty.elem
-                elif ty is not None:
-                    ctx.outputs[i] = Inferred(ty)
+        kinds = tuple((a.name.value, attr_kind(a)) for a in node.attributes)
+        in_types = tuple(type_string(ctx.input_type(i)) if v is not None else "" for i, v in enumerate(node.inputs))
+        v = verdict(sig, n_in, kinds, in_types, len(node.outputs))
+        for code, message, input_index, attr, severity in v.problems:
+            ctx.error(code, message, input=input_index, attr=attr, severity=severity)
+        ctx.output_elems[:] = v.out_elems
+        for i, ty in enumerate(v.out_types):
+            if ty is not None:
+                ctx.outputs[i] = Inferred(ty)
 
     # ---- function bodies
     def _infer_function(self, ctx: InferenceContext, body: Graph, attrs: list[t.FuncAttr]) -> None:
@@ -461,33 +387,6 @@ class ShapeRefiner:
         start, end = self._resolve(p.span) if p.span is not None else node.op_span
         related = [(m, *self._resolve(a)) for m, a in p.related]
         return Finding(p.code, p.message, start, end, p.severity, related)
-
-
-def _attr_kind(a: t.Attribute) -> str | None:
-    """The attribute type a value has in the text (declared, or as onnx infers it)."""
-    if a.declared is not None:
-        return a.declared.value
-    v = a.value
-    if isinstance(v, t.LiteralValue):
-        return {"int": "int", "float": "float", "string": "string"}[v.literal.kind]
-    if isinstance(v, t.ListValue):
-        kinds = {_attr_kind(t.Attribute(a.name, None, x, 0, 0)) for x in v.items}
-        if not kinds:
-            return None
-        if kinds <= {"int"}:
-            return "ints"
-        if kinds <= {"int", "float"}:
-            return "floats"
-        if kinds <= {"string"}:
-            return "strings"
-        return None
-    if isinstance(v, t.TensorValue):
-        return "tensor"
-    if isinstance(v, t.GraphValue):
-        return "graph"
-    if isinstance(v, t.TypeValue):
-        return "type_proto"
-    return None
 
 
 def _merge_types(a: ValueType, b: ValueType, unifier: sh.Unifier) -> ValueType:

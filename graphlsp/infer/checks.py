@@ -1,0 +1,180 @@
+"""What an op's schema alone says about a node: input arity, required and well-typed attributes, type
+constraints, and the element types the constraints give the outputs. The verdict depends only on the signature,
+the attribute kinds and the input types, so it is computed once per distinct combination."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphlsp.infer.types import (
+    ELEM_BY_NAME,
+    MapType,
+    OptionalType,
+    SequenceType,
+    TensorType,
+    ValueType,
+    elem_name,
+)
+from graphlsp.ops.signature import OpSignature
+from graphlsp.syntax import tree as t
+
+# (code, message, input index, attribute name, severity)
+Problem = tuple[str, str, "int | None", "str | None", str]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    problems: tuple[Problem, ...]
+    out_elems: list[int | None]
+    out_types: tuple[ValueType, ...]  # non-tensor output types (seq, optional, map) the constraints fix
+
+
+_TYPE_STRINGS: dict[ValueType, str | None] = {}
+
+
+def type_string(ty: ValueType) -> str | None:
+    """onnx's type string for constraint checks: tensor(float), seq(tensor(int64)), optional(...)."""
+    try:
+        return _TYPE_STRINGS[ty]
+    except KeyError:
+        pass
+    except TypeError:  # an unhashable shape value inside: compute without caching
+        return _type_string(ty)
+    s = _TYPE_STRINGS[ty] = _type_string(ty)
+    return s
+
+
+def _type_string(ty: ValueType) -> str | None:
+    if isinstance(ty, TensorType):
+        if ty.elem is None:
+            return None
+        return f"{'sparse_tensor' if ty.sparse else 'tensor'}({elem_name(ty.elem)})"
+    if isinstance(ty, SequenceType):
+        inner = type_string(ty.elem)
+        return f"seq({inner})" if inner else None
+    if isinstance(ty, OptionalType):
+        inner = type_string(ty.elem)
+        return f"optional({inner})" if inner else None
+    if isinstance(ty, MapType):
+        inner = type_string(ty.value)
+        return f"map({elem_name(ty.key)}, {inner})" if inner and ty.key is not None else None
+    return None
+
+
+def type_from_string(s: str) -> ValueType:
+    if s.startswith("tensor(") and s.endswith(")"):
+        return TensorType(ELEM_BY_NAME.get(s[7:-1]), None)
+    if s.startswith("seq(") and s.endswith(")"):
+        return SequenceType(type_from_string(s[4:-1]))
+    if s.startswith("optional(") and s.endswith(")"):
+        return OptionalType(type_from_string(s[9:-1]))
+    return None
+
+
+def attr_kind(a: t.Attribute) -> str | None:
+    """The attribute type a value has in the text (declared, or as onnx infers it)."""
+    if a.declared is not None:
+        return a.declared.value
+    v = a.value
+    if isinstance(v, t.LiteralValue):
+        return {"int": "int", "float": "float", "string": "string"}[v.literal.kind]
+    if isinstance(v, t.ListValue):
+        kinds = {attr_kind(t.Attribute(a.name, None, x, 0, 0)) for x in v.items}
+        if not kinds:
+            return None
+        if kinds <= {"int"}:
+            return "ints"
+        if kinds <= {"int", "float"}:
+            return "floats"
+        if kinds <= {"string"}:
+            return "strings"
+        return None
+    if isinstance(v, t.TensorValue):
+        return "tensor"
+    if isinstance(v, t.GraphValue):
+        return "graph"
+    if isinstance(v, t.TypeValue):
+        return "type_proto"
+    return None
+
+
+_VERDICTS: dict[tuple[object, ...], Verdict] = {}
+
+
+def verdict(
+    sig: OpSignature, n_in: int, kinds: tuple[tuple[str, str | None], ...], in_types: tuple[str | None, ...],
+    n_out: int,
+) -> Verdict:  # fmt: skip
+    """in_types holds "" for an empty input slot and None for an input of unknown type."""
+    key = (id(sig), n_in, kinds, in_types, n_out)
+    found = _VERDICTS.get(key)
+    if found is None:
+        found = _VERDICTS[key] = _verdict(sig, n_in, kinds, in_types, n_out)
+    return found
+
+
+def _verdict(
+    sig: OpSignature, n_in: int, kinds: tuple[tuple[str, str | None], ...], in_types: tuple[str | None, ...],
+    n_out: int,
+) -> Verdict:  # fmt: skip
+    problems: list[Problem] = []
+    if not sig.min_input <= n_in <= sig.max_input:
+        want = str(sig.min_input) if sig.min_input == sig.max_input else f"{sig.min_input} to {sig.max_input}"
+        if sig.max_input > 1000:
+            want = f"at least {sig.min_input}"
+        problems.append(("GL312", f"takes {want} inputs, got {n_in}", None, None, "error"))
+    present = {name for name, _ in kinds}
+    for name, spec in sig.attrs.items():
+        if spec.required and name not in present:
+            problems.append(("GL313", f"missing required attribute '{name}' ({spec.type_name})", None, None, "error"))
+    for name, got in kinds:
+        known = sig.attrs.get(name)
+        if known is None:
+            problems.append(("GL314", f"has no attribute '{name}'", None, name, "warning"))
+            continue
+        want = known.type_name
+        if got is not None and got != want and (got, want) not in (("int", "float"), ("ints", "floats")):
+            problems.append(("GL314", f"attribute '{name}' must be {want}, got {got}", None, name, "error"))
+    # type constraints: check the inputs, bind each constraint, give the outputs their element types
+    bound: dict[str, str] = {}
+    params = sig.inputs
+    for i, ts in enumerate(in_types):
+        if ts == "" or not params:
+            continue
+        p = params[min(i, len(params) - 1)]
+        if i >= len(params) and p.option != "variadic":
+            continue
+        if ts is None:
+            continue
+        allowed = sig.constraints.get(p.type_str)
+        if allowed is None:  # a concrete type
+            if p.type_str != ts and "(" in p.type_str:
+                problems.append(("GL311", f"input {i} ({p.name}) must be {p.type_str}, got {ts}", i, None, "error"))
+            continue
+        if ts not in allowed:
+            names = ", ".join(sorted(a.replace("tensor(", "").rstrip(")") for a in allowed))
+            problems.append(("GL311", f"input {i} ({p.name}) has type {ts}, which {p.type_str} does not allow "
+                             f"(allowed: {names})", i, None, "error"))  # fmt: skip
+            continue
+        if p.type_str in bound and bound[p.type_str] != ts and (p.option != "variadic" or p.homogeneous):
+            problems.append(("GL311", f"input {i} ({p.name}) is {ts} but an earlier input bound {p.type_str} to "
+                             f"{bound[p.type_str]}", i, None, "error"))  # fmt: skip
+            continue
+        bound.setdefault(p.type_str, ts)
+    out_elems: list[int | None] = [None] * n_out
+    out_types: list[ValueType] = [None] * n_out
+    outs = sig.outputs
+    for i in range(n_out if outs else 0):
+        p = outs[min(i, len(outs) - 1)]
+        ts = bound.get(p.type_str)
+        if ts is None and p.type_str not in sig.constraints:
+            ts = p.type_str
+        elif ts is None and len(sig.constraints.get(p.type_str, ())) == 1:
+            (ts,) = sig.constraints[p.type_str]
+        if ts is not None:
+            ty = type_from_string(ts)
+            if isinstance(ty, TensorType):
+                out_elems[i] = ty.elem
+            elif ty is not None:
+                out_types[i] = ty
+    return Verdict(tuple(problems), out_elems, tuple(out_types))
