@@ -1,15 +1,15 @@
-"""`python -m bench [parse] [infer] [--json]`: each benchmark figure next to its budget and onnx's time."""
+"""`python -m bench [parse] [infer] [lsp] [--json]`: each benchmark figure next to its budget and onnx's time."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from bench import infer, parse
+from bench import infer, lsp, parse
 
 
 def main(argv: list[str]) -> int:
-    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer"]
+    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp"]
     results = {}
     if "parse" in which:
         r = parse.run()
@@ -22,6 +22,12 @@ def main(argv: list[str]) -> int:
         results["infer"] = r
         print("== infer")
         for line in infer.report(r):
+            print(line)
+    if "lsp" in which:
+        r = lsp.run()
+        results["lsp"] = r
+        print("== lsp")
+        for line in lsp.report(r):
             print(line)
     if "--json" in argv:
         print(json.dumps(results, indent=2))

@@ -66,6 +66,7 @@ class Analysis:
         self.refiner: ShapeRefiner
         self._structural: list[_Anchored] = []
         self._structural_pieces: set[Piece | None] = set()
+        self.cache: dict[str, object] = {}  # indexes built by the layers above; emptied by every edit
         self._node_by_piece: dict[Piece, Node] = {}
         self._rebuild()
 
@@ -84,6 +85,7 @@ class Analysis:
 
     # ---- edits
     def apply_edit(self, start: int, end: int, new: str) -> EditReport:
+        self.cache.clear()
         report = self.doc.apply_edit(start, end, new)
         changed = self._patch(report) if report.mode == "incremental" else None
         if changed is None:

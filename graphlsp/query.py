@@ -120,7 +120,10 @@ class _Finder:
 
 
 def hit_at(a: Analysis, offset: int) -> Hit | None:
-    return _Finder(a).at(offset)
+    finder = a.cache.get("finder")
+    if not isinstance(finder, _Finder):
+        finder = a.cache["finder"] = _Finder(a)
+    return finder.at(offset)
 
 
 def _line(a: Analysis, span: Span | None) -> str:

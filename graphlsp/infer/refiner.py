@@ -89,6 +89,7 @@ class ShapeRefiner:
         self.declared: dict[Value, tuple[ValueType, t.ValueInfo, Graph]] = {}
         self.anchored: dict[Any, set[Node]] = {}  # piece -> nodes with a problem pointing into it
         self.unifying: set[Node] = set()  # nodes whose inference equated symbols
+        self.problem_nodes: dict[Node, None] = {}  # nodes whose context holds problems (ordered set)
         self.stale_unions = False  # set when such a node is inferred again
         self._order: dict[Graph, dict[Node, int]] = {}
 
@@ -110,8 +111,9 @@ class ShapeRefiner:
 
     def findings(self) -> list[Finding]:
         out: list[Finding] = []
-        for node, ctx in self.contexts.items():
-            for p in ctx.problems:
+        for node in self.problem_nodes:
+            ctx = self.contexts.get(node)
+            for p in ctx.problems if ctx is not None else ():
                 out.append(self._finding(node, p))
         out.sort(key=lambda f: (f.start, f.code))
         return out
@@ -267,6 +269,10 @@ class ShapeRefiner:
                 changed = True
             self.values[out] = new
         self._index_anchors(node, old, ctx)
+        if ctx.problems:
+            self.problem_nodes[node] = None
+        else:
+            self.problem_nodes.pop(node, None)
         if self.unifier.unions != unions:
             self.unifying.add(node)
         return changed or old is None

@@ -1,0 +1,138 @@
+"""Language-server benchmark over stdio with a real LSP client (pygls), on gpt_L96.
+
+Budgets (issue: language server): open to first diagnostics <= 1.5 s; hover p50 <= 5 ms; a one-node edit (a
+constant's value in the middle of the file) to fresh diagnostics in <= 1/5 of onnx's C++ parser plus shape
+inference on the same text in the same run; resident memory <= 300 MB.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.lsp.client import LanguageClient
+
+from bench.models import load
+from graphlsp.syntax.positions import LineIndex
+
+OPEN_BUDGET_S = 1.5
+HOVER_BUDGET_MS = 5.0
+MEMORY_BUDGET_MB = 300.0
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
+async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
+    client = LanguageClient("graphlsp-bench", "1")
+    published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
+
+    @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
+        published.put_nowait(params)
+
+    await client.start_io(sys.executable, "-m", "graphlsp.cli", "serve")
+    caps = lsp.ClientCapabilities(
+        general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
+        text_document=lsp.TextDocumentClientCapabilities(
+            publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities()
+        ),
+    )
+    await client.initialize_async(lsp.InitializeParams(capabilities=caps))
+    client.initialized(lsp.InitializedParams())
+    uri = "file:///bench/gpt_L96.onnxtxt"
+    t0 = time.perf_counter()
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(uri=uri, language_id="onnxtxt", version=1,
+                                                                        text=text))  # fmt: skip
+    )
+    await published.get()
+    open_s = time.perf_counter() - t0
+    lines = LineIndex(text)
+    # hovers on values spread over the file
+    targets = [i for i in range(len(text)) if text.startswith('"/b.', i) and text[i - 2 : i] == "] "][:: 37][:hovers]
+    hover_ms = []
+    for off in targets:
+        line, col = lines.position(off + 2, "utf-16")
+        t0 = time.perf_counter()
+        await client.text_document_hover_async(
+            lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri),
+                            position=lsp.Position(line=line, character=col))  # fmt: skip
+        )
+        hover_ms.append((time.perf_counter() - t0) * 1000)
+    # one-node edits: a Constant's value in the middle of the file, then wait for fresh diagnostics
+    edit_ms = []
+    current = text
+    pos = text.find("Constant <value: tensor = float {", len(text) // 2)
+    for k in range(edits):
+        start = current.find("{", pos) + 1
+        end = current.find("}", start)
+        new = "0.25" if k % 2 == 0 else "0.5"
+        idx = LineIndex(current)
+        rng = lsp.Range(start=lsp.Position(*idx.position(start, "utf-16")), end=lsp.Position(*idx.position(end, "utf-16")))
+        current = current[:start] + new + current[end:]
+        t0 = time.perf_counter()
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=k + 2),
+            content_changes=[lsp.TextDocumentContentChangePartial(range=rng, text=new)],
+        ))  # fmt: skip
+        while True:
+            p = await published.get()
+            if p.version == k + 2:
+                break
+        edit_ms.append((time.perf_counter() - t0) * 1000)
+    server_pid = client._server.pid if client._server is not None else 0  # type: ignore[attr-defined]
+    rss = _rss_mb(server_pid)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return {"open_s": open_s, "hover_ms": hover_ms, "edit_ms": edit_ms, "rss_mb": rss}
+
+
+def run(hovers: int = 60, edits: int = 20) -> dict[str, Any]:
+    import onnx.parser
+    import onnx.shape_inference
+
+    text, source = load("gpt_L96")
+    onnx_ms = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        onnx.shape_inference.infer_shapes(onnx.parser.parse_model(text), data_prop=True)
+        onnx_ms.append((time.perf_counter() - t0) * 1000)
+    r = asyncio.run(_run(text, hovers, edits))
+    r["source"] = source
+    r["onnx_ms"] = min(onnx_ms)
+    return r
+
+
+def report(r: dict[str, Any]) -> list[str]:
+    hover_p50 = statistics.median(r["hover_ms"]) if r["hover_ms"] else float("nan")
+    edit_p50 = statistics.median(r["edit_ms"])
+    edit_budget = r["onnx_ms"] / 5
+
+    def ok(good: bool) -> str:
+        return "ok" if good else "OVER BUDGET"
+
+    return [
+        f"model: {r['source']}",
+        f"open to first diagnostics: {r['open_s'] * 1000:.0f} ms | budget {OPEN_BUDGET_S * 1000:.0f} ms: "
+        f"{ok(r['open_s'] <= OPEN_BUDGET_S)}",
+        f"hover: p50 {hover_p50:.2f} ms over {len(r['hover_ms'])} hovers | budget {HOVER_BUDGET_MS} ms: "
+        f"{ok(hover_p50 <= HOVER_BUDGET_MS)}",
+        f"one-node edit to fresh diagnostics: p50 {edit_p50:.1f} ms | onnx parse + infer_shapes {r['onnx_ms']:.1f} ms"
+        f" -> budget 1/5 = {edit_budget:.1f} ms: {ok(edit_p50 <= edit_budget)}",
+        f"server resident memory after the run: {r['rss_mb']:.0f} MB | budget {MEMORY_BUDGET_MB:.0f} MB: "
+        f"{ok(r['rss_mb'] <= MEMORY_BUDGET_MB)}",
+    ]
