@@ -81,7 +81,8 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
         end = current.find("}", start)
         new = "0.25" if k % 2 == 0 else "0.5"
         idx = LineIndex(current)
-        rng = lsp.Range(start=lsp.Position(*idx.position(start, "utf-16")), end=lsp.Position(*idx.position(end, "utf-16")))
+        a, b = idx.position(start, "utf-16"), idx.position(end, "utf-16")
+        rng = lsp.Range(start=lsp.Position(line=a[0], character=a[1]), end=lsp.Position(line=b[0], character=b[1]))
         current = current[:start] + new + current[end:]
         t0 = time.perf_counter()
         client.text_document_did_change(lsp.DidChangeTextDocumentParams(
