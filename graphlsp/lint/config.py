@@ -100,6 +100,23 @@ def _validate(raw: dict[str, Any], source: str) -> Settings:
     return s
 
 
+def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
+    """The editor's settings (initializationOptions or workspace/configuration, camelCase) over the file's."""
+    if not options:
+        return base
+    raw = {
+        "select": options.get("select", base.select),
+        "ignore": options.get("ignore", base.ignore),
+        "severity": options.get("severity", base.severity),
+        "per-file-ignores": base.per_file_ignores,
+        "fold-size-cap": options.get("foldSizeCap", base.fold_size_cap),
+        "inlay-hints": options.get("inlayHints", base.inlay_hints),
+    }
+    s = _validate(raw, "editor settings")
+    s.root = base.root
+    return s
+
+
 def load_settings(start: str | Path) -> Settings:
     """The settings for files under `start`: the nearest graphlsp.toml or pyproject.toml with [tool.graphlsp]."""
     here = Path(start).resolve()

@@ -43,7 +43,6 @@ def lint_text(
 ) -> tuple[Analysis, list[Diagnostic]]:
     """One file's diagnostics as `check` reports them: enabled rules, severities from settings, suppressions."""
     from graphlsp.analysis import Analysis
-    from graphlsp.lint import suppress
 
     analysis = Analysis(text)
     diags = [] if source_error and source_error[0] == "GL106" else collect_analysis(analysis, path)
@@ -53,13 +52,20 @@ def lint_text(
         r = rule(code)
         diags.insert(0, Diagnostic(path, line + 1, col + 1, line + 1, col + 1, r.severity, code, r.name, message,
                                    offset, offset))  # fmt: skip
+    return analysis, finalize(diags, text, path, settings)
+
+
+def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) -> list[Diagnostic]:
+    """Settings (selected rules, severities) and suppressions applied to a file's diagnostics."""
+    from graphlsp.lint import suppress
+
     kept = []
     for d in diags:
         if settings.enabled(d.code, path):
             d.severity = settings.severity_of(d.code, d.severity)
             kept.append(d)
     kept = suppress.apply(kept, text, path)
-    return analysis, [d for d in kept if settings.enabled(d.code, path)]
+    return [d for d in kept if settings.enabled(d.code, path)]
 
 
 def _fix(text: str, path: str, settings: Settings) -> tuple[str, int]:

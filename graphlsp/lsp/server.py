@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -21,7 +22,9 @@ from pygls.lsp.server import LanguageServer
 
 from graphlsp import __version__, query
 from graphlsp.analysis import Analysis
+from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
 from graphlsp.lint.diagnostics import collect_analysis
+from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert
 
 log = logging.getLogger("graphlsp.lsp")
@@ -42,7 +45,8 @@ class GraphLspServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("graphlsp", __version__)
         self.docs: dict[str, DocState] = {}
-        self.settings: dict[str, Any] = {"inlayHints": True}
+        self.options: dict[str, Any] = {}  # the editor's settings (initializationOptions, workspace/configuration)
+        self._settings: dict[str, Settings] = {}  # per document; emptied when any setting changes
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphlsp-analysis")
 
     @property
@@ -73,15 +77,74 @@ class GraphLspServer(LanguageServer):
                 log.exception("analysis job failed")
         return state
 
+    def settings_for(self, uri: str) -> Settings:
+        """`[tool.graphlsp]` of the file's project, with the editor's settings on top."""
+        from pygls.uris import to_fs_path
+
+        found = self._settings.get(uri)
+        if found is not None:
+            return found
+        path = to_fs_path(uri) or "."
+        try:
+            found = from_editor(load_settings(path if os.path.exists(path) else "."), self.options)
+        except ConfigError as e:
+            log.warning("%s", e)
+            found = Settings()
+        self._settings[uri] = found
+        return found
+
     def compute_diagnostics(self, state: DocState) -> list[lsp.Diagnostic]:
         a = state.analysis
         if a is None:
             return []
         enc = self.encoding
-        return [convert.diagnostic(a.doc.lines, d, state.uri, enc) for d in collect_analysis(a, state.uri)]
+        settings = self.settings_for(state.uri)
+        diags = finalize(collect_analysis(a, state.uri), a.doc.text, state.uri, settings)
+        return [convert.diagnostic(a.doc.lines, d, state.uri, enc) for d in diags]
 
 
 server = GraphLspServer()
+
+
+@server.feature(lsp.INITIALIZE)
+def initialize(ls: GraphLspServer, params: lsp.InitializeParams) -> None:
+    if isinstance(params.initialization_options, dict):
+        ls.options = dict(params.initialization_options.get("graphlsp", params.initialization_options))
+
+
+async def _fetch_configuration(ls: GraphLspServer) -> None:
+    caps = getattr(ls.protocol, "client_capabilities", None)
+    if not getattr(getattr(caps, "workspace", None), "configuration", False):
+        return
+    try:
+        result = await ls.workspace_configuration_async(
+            lsp.ConfigurationParams(items=[lsp.ConfigurationItem(section="graphlsp")])
+        )
+    except Exception:
+        log.exception("workspace/configuration failed")
+        return
+    if result and isinstance(result[0], dict):
+        ls.options = {**ls.options, **result[0]}
+        ls._settings.clear()
+
+
+@server.feature(lsp.INITIALIZED)
+async def initialized(ls: GraphLspServer, params: lsp.InitializedParams) -> None:
+    await _fetch_configuration(ls)
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def configuration_changed(ls: GraphLspServer, params: lsp.DidChangeConfigurationParams) -> None:
+    settings = params.settings
+    if isinstance(settings, dict) and isinstance(settings.get("graphlsp"), dict):
+        ls.options = {**ls.options, **settings["graphlsp"]}
+        ls._settings.clear()
+    else:
+        await _fetch_configuration(ls)
+    for state in list(ls.docs.values()):
+        await _publish_if_latest(ls, state, state.version)
+    if ls.pull_client:
+        ls.workspace_diagnostic_refresh(None)
 
 
 def _guard(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -131,6 +194,7 @@ async def _publish_if_latest(ls: GraphLspServer, state: DocState, version: int) 
 async def did_open(ls: GraphLspServer, params: lsp.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
     state = ls.docs[doc.uri] = DocState(doc.uri, doc.version)
+    ls._settings.pop(doc.uri, None)  # the project's config may have changed since
 
     def open_() -> None:
         state.analysis = Analysis(doc.text)
@@ -278,7 +342,7 @@ def serve(tcp: str | None = None) -> None:
 @_guard([])
 async def inlay_hints(ls: GraphLspServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
     state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None or not ls.settings.get("inlayHints", True):
+    if state is None or state.analysis is None or not ls.settings_for(state.uri).inlay_hints:
         return []
     a, enc = state.analysis, ls.encoding
     lines = a.doc.lines

@@ -177,3 +177,28 @@ async def test_quick_fixes_edit_only_what_they_fix(vscode: LanguageClient) -> No
               lines.offset(e.range.end.line, e.range.end.character, "utf-16"), e.new_text) for e in fix.edit.changes[uri]]  # fmt: skip
     fixed = apply_edits(text, edits)
     assert fixed == text.replace("Swishy (act)", "Swish (act)", 1)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def configured(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    params = lsp.InitializeParams(capabilities=VSCODE, root_uri=ROOT.as_uri(),
+                                  initialization_options={"graphlsp": {"inlayHints": False, "ignore": ["GL207"]}})  # fmt: skip
+    await lsp_client.initialize_session(params)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_settings_from_initialization_options_and_configuration_changes(configured: LanguageClient) -> None:
+    uri = _open(configured, BROKEN)
+    await configured.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert "GL207" not in {d.code for d in configured.diagnostics[uri]}
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    whole = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=999, character=0))
+    assert not await configured.text_document_inlay_hint_async(lsp.InlayHintParams(text_document=doc, range=whole))
+    configured.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"graphlsp": {"inlayHints": True, "ignore": []}})
+    )
+    await configured.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    assert "GL207" in {d.code for d in configured.diagnostics[uri]}
+    assert await configured.text_document_inlay_hint_async(lsp.InlayHintParams(text_document=doc, range=whole))
