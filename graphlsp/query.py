@@ -435,3 +435,36 @@ def completions(a: Analysis, offset: int) -> list[Completion]:
                 ops[s.name] = Completion(s.name, "op", f"({ins}) since {s.since_version}")
         return sorted(ops.values(), key=lambda c: c.label)
     return [Completion(d, "type") for d in DTYPES]
+
+
+@dataclass(slots=True)
+class SignatureHelp:
+    label: str
+    params: list[str]
+    active: int
+    doc: str
+
+
+def signature_help(a: Analysis, offset: int) -> SignatureHelp | None:
+    """Inside a node's `( ... )`: the op's inputs, with the one being typed active."""
+    piece = a.doc.piece_at(offset)
+    if piece is None or not isinstance(piece.value, t.Node):
+        return None
+    sn: t.Node = piece.value
+    local = offset - piece.origin
+    if not sn.inputs_start < local <= sn.end:
+        return None
+    node = next((n for g in a.model.graphs() for n in g.nodes if n.syntax is sn), None)
+    if node is None or node.version is None:
+        return None
+    sig = signature(node.op_type, node.version, node.domain)
+    if sig is None:
+        return None
+    mark = {"optional": "?", "variadic": "..."}
+    params = [f"{p.name}: {p.type_str}{mark.get(p.option, '')}" for p in sig.inputs]
+    outs = ", ".join(f"{p.name}: {p.type_str}" for p in sig.outputs)
+    label = f"{node.op_type}({', '.join(params)}) -> ({outs})"
+    active = a.doc.text.count(",", piece.origin + sn.inputs_start, offset)
+    if params and sig.inputs[-1].option == "variadic":
+        active = min(active, len(params) - 1)
+    return SignatureHelp(label, params, active, sig.doc.strip().split("\n\n")[0].strip())

@@ -472,3 +472,21 @@ async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list
                 edit=lsp.WorkspaceEdit(changes={state.uri: edits}), is_preferred=fix.safe,
             ))  # fmt: skip
     return actions
+
+
+@server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
+@_guard(None)
+async def signature_help(ls: GraphLspServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return None
+    a, enc = state.analysis, ls.encoding
+    found = query.signature_help(a, convert.offset(a.doc.lines, params.position, enc))
+    if found is None:
+        return None
+    info = lsp.SignatureInformation(
+        label=found.label,
+        documentation=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found.doc) if found.doc else None,
+        parameters=[lsp.ParameterInformation(label=p) for p in found.params],
+    )
+    return lsp.SignatureHelp(signatures=[info], active_signature=0, active_parameter=found.active)

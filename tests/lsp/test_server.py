@@ -202,3 +202,15 @@ async def test_settings_from_initialization_options_and_configuration_changes(co
     await configured.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     assert "GL207" in {d.code for d in configured.diagnostics[uri]}
     assert await configured.text_document_inlay_hint_async(lsp.InlayHintParams(text_document=doc, range=whole))
+
+
+@pytest.mark.asyncio
+async def test_signature_help_inside_the_argument_list(neovim: LanguageClient) -> None:
+    text = EXAMPLE.read_text()
+    uri = _open(neovim, EXAMPLE)
+    at = _pos(text, "MatMul (x, w_q)", len("MatMul (x, "))
+    help_ = await neovim.text_document_signature_help_async(
+        lsp.SignatureHelpParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=at)
+    )
+    assert help_ is not None and help_.signatures[0].label.startswith("MatMul(A: T, B: T)")
+    assert help_.active_parameter == 1
