@@ -490,3 +490,18 @@ async def signature_help(ls: GraphLspServer, params: lsp.SignatureHelpParams) ->
         parameters=[lsp.ParameterInformation(label=p) for p in found.params],
     )
     return lsp.SignatureHelp(signatures=[info], active_signature=0, active_parameter=found.active)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_FORMATTING)
+@_guard(None)
+async def formatting(ls: GraphLspServer, params: lsp.DocumentFormattingParams) -> list[lsp.TextEdit] | None:
+    from graphlsp.syntax.format import format_text
+
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return None
+    a, enc = state.analysis, ls.encoding
+    new = await ls.submit(state, lambda: format_text(a.doc.text))
+    if new is None or new == a.doc.text:
+        return [] if new is not None else None
+    return [lsp.TextEdit(range=convert.span_range(a.doc.lines, 0, len(a.doc.text), enc), new_text=new)]

@@ -214,3 +214,13 @@ async def test_signature_help_inside_the_argument_list(neovim: LanguageClient) -
     )
     assert help_ is not None and help_.signatures[0].label.startswith("MatMul(A: T, B: T)")
     assert help_.active_parameter == 1
+
+
+@pytest.mark.asyncio
+async def test_formatting_keeps_comments_and_the_model(vscode: LanguageClient) -> None:
+    text = '<ir_version: 8, opset_import: ["" : 18]>\ng (float[N] x) => (float[N] y) {\n  a=Relu(x)   # keep\n  y = Abs (a)\n}\n'
+    uri = _open(vscode, ROOT / "fmt.onnxtxt", text)
+    edits = await vscode.text_document_formatting_async(lsp.DocumentFormattingParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), options=lsp.FormattingOptions(tab_size=2, insert_spaces=True)))  # fmt: skip
+    assert edits and len(edits) == 1
+    assert "   a = Relu (x)  # keep\n" in edits[0].new_text
