@@ -194,7 +194,14 @@ def _dim_hover(a: Analysis, name: str) -> str:
                     if dm.kind == "param" and dm.value == name:
                         users.append(f"`{v.name}` dim {i}")
     where = f"from {', '.join(users)}" if users else "a symbolic dimension"
-    return f"**{name}**: {where}"
+    text = f"**{name}**: {where}"
+    from graphlsp.infer.dims import symbol
+
+    sym = symbol(name)
+    rep = a.refiner.unifier.find(sym)
+    if rep is not sym:
+        text += f"\n\nknown to equal `{rep}` (the shapes meeting in this graph say so)"
+    return text
 
 
 def hover(a: Analysis, offset: int) -> tuple[str, Span] | None:
