@@ -90,6 +90,7 @@ class ShapeRefiner:
         self.anchored: dict[Any, set[Node]] = {}  # piece -> nodes with a problem pointing into it
         self.unifying: set[Node] = set()  # nodes whose inference equated symbols
         self.problem_nodes: dict[Node, None] = {}  # nodes whose context holds problems (ordered set)
+        self._attr_cache: dict[Node, tuple[t.Node, dict[str, Any]]] = {}
         self.stale_unions = False  # set when such a node is inferred again
         self._order: dict[Graph, dict[Node, int]] = {}
 
@@ -224,7 +225,10 @@ class ShapeRefiner:
         sig = None
         if node.function is None and node.version is not None:
             sig = signature(node.op_type, node.version, node.domain)
-        attrs = attribute_values(node.attributes)
+        cached = self._attr_cache.get(node)
+        if cached is None or cached[0] is not node.syntax:  # the syntax node is replaced on every edit of it
+            cached = self._attr_cache[node] = (node.syntax, attribute_values(node.attributes))
+        attrs = cached[1]
         if self._bindings:
             attrs = self._bind(attrs)
         ctx = InferenceContext(node, sig, node.version, inputs, attrs, self)
