@@ -1,15 +1,15 @@
-"""`python -m bench [parse] [infer] [lsp] [--json]`: each benchmark figure next to its budget and onnx's time."""
+"""`python -m bench [parse] [infer] [lsp] [lint] [--json]`: each figure next to its budget and onnx's time."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from bench import infer, lsp, parse
+from bench import infer, lint, lsp, parse
 
 
 def main(argv: list[str]) -> int:
-    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp"]
+    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp", "lint"]
     results = {}
     if "parse" in which:
         r = parse.run()
@@ -28,6 +28,12 @@ def main(argv: list[str]) -> int:
         results["lsp"] = r
         print("== lsp")
         for line in lsp.report(r):
+            print(line)
+    if "lint" in which:
+        r = lint.run()
+        results["lint"] = r
+        print("== lint")
+        for line in lint.report(r):
             print(line)
     if "--json" in argv:
         print(json.dumps(results, indent=2))
