@@ -44,6 +44,14 @@ async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["vscode", "neovim"])
+async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """Every feature test runs twice: with a push client (VS Code profile) and a pull client (Neovim profile)."""
+    await _start(lsp_client, VSCODE if request.param == "vscode" else NEOVIM)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def neovim(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await _start(lsp_client, NEOVIM)
@@ -91,16 +99,16 @@ async def test_push_client_gets_diagnostics_and_they_follow_edits(vscode: Langua
 
 
 @pytest.mark.asyncio
-async def test_pull_client_hover_definition_references_symbols(neovim: LanguageClient) -> None:
+async def test_hover_definition_references_symbols_diagnostics(client: LanguageClient) -> None:
     text = EXAMPLE.read_text()
-    uri = _open(neovim, EXAMPLE)
-    report = await neovim.text_document_diagnostic_async(
+    uri = _open(client, EXAMPLE)
+    report = await client.text_document_diagnostic_async(
         lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
     )
     assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
     assert [d for d in report.items if d.severity == lsp.DiagnosticSeverity.Error] == []
     pos = _pos(text, "\n  q = MatMul", 3)
-    hover = await neovim.text_document_hover_async(
+    hover = await client.text_document_hover_async(
         lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos)
     )
     assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
@@ -108,66 +116,66 @@ async def test_pull_client_hover_definition_references_symbols(neovim: LanguageC
     assert "produced by `MatMul`" in hover.contents.value
     # definition of a use goes to the producer's output name
     use = _pos(text, "(q,", 1)
-    loc = await neovim.text_document_definition_async(
+    loc = await client.text_document_definition_async(
         lsp.DefinitionParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=use)
     )
     assert isinstance(loc, lsp.Location) and loc.range.start == pos
-    refs = await neovim.text_document_references_async(
+    refs = await client.text_document_references_async(
         lsp.ReferenceParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos,
                             context=lsp.ReferenceContext(include_declaration=True))
     )  # fmt: skip
     assert refs is not None and len(refs) >= 2
-    symbols = await neovim.text_document_document_symbol_async(
+    symbols = await client.text_document_document_symbol_async(
         lsp.DocumentSymbolParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
     )
     assert symbols and symbols[0].name == "attention"  # type: ignore[union-attr]
 
 
 @pytest.mark.asyncio
-async def test_out_of_range_positions_and_garbage_get_answers(neovim: LanguageClient) -> None:
-    uri = _open(neovim, ROOT / "garbage.onnxtxt", "\x00 ]]] {{ (( \"unterminated")
+async def test_out_of_range_positions_and_garbage_get_answers(client: LanguageClient) -> None:
+    uri = _open(client, ROOT / "garbage.onnxtxt", "\x00 ]]] {{ (( \"unterminated")
     far = lsp.Position(line=999, character=999)
-    hover = await neovim.text_document_hover_async(
+    hover = await client.text_document_hover_async(
         lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=far)
     )
     assert hover is None
-    report = await neovim.text_document_diagnostic_async(
+    report = await client.text_document_diagnostic_async(
         lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri))
     )
     assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport) and report.items
 
 
 @pytest.mark.asyncio
-async def test_inlay_hints_folding_tokens_rename_completion(vscode: LanguageClient) -> None:
+async def test_inlay_hints_folding_tokens_rename_completion(client: LanguageClient) -> None:
     text = EXAMPLE.read_text()
-    uri = _open(vscode, EXAMPLE)
+    uri = _open(client, EXAMPLE)
     doc = lsp.TextDocumentIdentifier(uri=uri)
     whole = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=999, character=0))
-    hints = await vscode.text_document_inlay_hint_async(lsp.InlayHintParams(text_document=doc, range=whole))
+    hints = await client.text_document_inlay_hint_async(lsp.InlayHintParams(text_document=doc, range=whole))
     assert hints and any(str(h.label).startswith(": float[batch, seq") for h in hints)
-    folds = await vscode.text_document_folding_range_async(lsp.FoldingRangeParams(text_document=doc))
+    folds = await client.text_document_folding_range_async(lsp.FoldingRangeParams(text_document=doc))
     assert folds and any(f.end_line - f.start_line > 10 for f in folds)
-    tokens = await vscode.text_document_semantic_tokens_full_async(lsp.SemanticTokensParams(text_document=doc))
+    tokens = await client.text_document_semantic_tokens_full_async(lsp.SemanticTokensParams(text_document=doc))
     assert tokens is not None and len(tokens.data) % 5 == 0 and len(tokens.data) > 50
     pos = _pos(text, "\n  q = MatMul", 3)
-    edit = await vscode.text_document_rename_async(lsp.RenameParams(text_document=doc, position=pos, new_name="q.1"))
+    edit = await client.text_document_rename_async(lsp.RenameParams(text_document=doc, position=pos, new_name="q.1"))
     assert edit is not None and edit.changes is not None
     assert {e.new_text for e in edit.changes[uri]} == {'"q.1"'} and len(edit.changes[uri]) == 2
     inside = _pos(text, "MatMul (x, w_q)", len("MatMul ("))
-    items = await vscode.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=inside))
+    items = await client.text_document_completion_async(lsp.CompletionParams(text_document=doc, position=inside))
     assert items is not None and "x" in {i.label for i in items.items}  # type: ignore[union-attr]
 
 
 @pytest.mark.asyncio
-async def test_quick_fixes_edit_only_what_they_fix(vscode: LanguageClient) -> None:
+async def test_quick_fixes_edit_only_what_they_fix(client: LanguageClient) -> None:
     from graphlsp.lint.fixes import apply_edits
     from graphlsp.syntax.positions import LineIndex
 
     text = BROKEN.read_text()
-    uri = _open(vscode, BROKEN)
+    uri = _open(client, BROKEN)
     doc = lsp.TextDocumentIdentifier(uri=uri)
     at = _pos(text, "Swishy")
-    actions = await vscode.text_document_code_action_async(lsp.CodeActionParams(
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
         text_document=doc, range=lsp.Range(start=at, end=at), context=lsp.CodeActionContext(diagnostics=[])))  # fmt: skip
     assert actions is not None
     [fix] = [x for x in actions if isinstance(x, lsp.CodeAction) and "Swish'" in x.title]
@@ -205,11 +213,11 @@ async def test_settings_from_initialization_options_and_configuration_changes(co
 
 
 @pytest.mark.asyncio
-async def test_signature_help_inside_the_argument_list(neovim: LanguageClient) -> None:
+async def test_signature_help_inside_the_argument_list(client: LanguageClient) -> None:
     text = EXAMPLE.read_text()
-    uri = _open(neovim, EXAMPLE)
+    uri = _open(client, EXAMPLE)
     at = _pos(text, "MatMul (x, w_q)", len("MatMul (x, "))
-    help_ = await neovim.text_document_signature_help_async(
+    help_ = await client.text_document_signature_help_async(
         lsp.SignatureHelpParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=at)
     )
     assert help_ is not None and help_.signatures[0].label.startswith("MatMul(A: T, B: T)")
@@ -217,10 +225,29 @@ async def test_signature_help_inside_the_argument_list(neovim: LanguageClient) -
 
 
 @pytest.mark.asyncio
-async def test_formatting_keeps_comments_and_the_model(vscode: LanguageClient) -> None:
+async def test_formatting_keeps_comments_and_the_model(client: LanguageClient) -> None:
     text = '<ir_version: 8, opset_import: ["" : 18]>\ng (float[N] x) => (float[N] y) {\n  a=Relu(x)   # keep\n  y = Abs (a)\n}\n'
-    uri = _open(vscode, ROOT / "fmt.onnxtxt", text)
-    edits = await vscode.text_document_formatting_async(lsp.DocumentFormattingParams(
+    uri = _open(client, ROOT / "fmt.onnxtxt", text)
+    edits = await client.text_document_formatting_async(lsp.DocumentFormattingParams(
         text_document=lsp.TextDocumentIdentifier(uri=uri), options=lsp.FormattingOptions(tab_size=2, insert_spaces=True)))  # fmt: skip
     assert edits and len(edits) == 1
     assert "   a = Relu (x)  # keep\n" in edits[0].new_text
+
+
+@pytest.mark.asyncio
+async def test_pull_client_diagnostics_follow_edits(neovim: LanguageClient) -> None:
+    text = BROKEN.read_text()
+    uri = _open(neovim, BROKEN)
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    report = await neovim.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(text_document=doc))
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
+    assert "GL101" in {d.code for d in report.items}
+    assert not neovim.diagnostics.get(uri)  # a pull client is never pushed to
+    at = _pos(text, "gate                        # expect: syntax-error", 4)
+    neovim.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[lsp.TextDocumentContentChangePartial(range=lsp.Range(start=at, end=at), text=")")]))  # fmt: skip
+    report = await neovim.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(text_document=doc))
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
+    codes = {d.code for d in report.items}
+    assert "GL101" not in codes and "GL201" in codes
