@@ -158,6 +158,15 @@ class ShapeRefiner:
                             push(consumer)
         return RefineReport(len(done), done)
 
+    def forget_graph(self, graph: Graph) -> None:
+        """Drop what was inferred for a subgraph's nodes (a branch found dead): types, contexts, findings."""
+        for node in graph.all_nodes():
+            self.contexts.pop(node, None)
+            self.problem_nodes.pop(node, None)
+            for out in node.outputs:
+                if out is not None:
+                    self.values.pop(out, None)
+
     def _position(self, node: Node) -> int:
         order = self._order.get(node.graph)
         if order is None:

@@ -156,13 +156,24 @@ def if_op(ctx: InferenceContext) -> None:
     then_g, else_g = subgraph(ctx, "then_branch"), subgraph(ctx, "else_branch")
     if then_g is None or else_g is None:
         return
+    cond = _known_cond(ctx, 0)
+    if cond is not None:  # the branch not taken is dead code: no types, no findings from it
+        taken, dead = (then_g, else_g) if cond else (else_g, then_g)
+        ctx.refiner.forget_graph(dead)
+        taken_t = ctx.infer_graph(taken, [])
+        if len(taken_t) != ctx.n_outputs:
+            raise ctx.fail("GL317", f"has {ctx.n_outputs} outputs but its branches return {len(taken_t)}")
+        for i, ty in enumerate(taken_t):
+            if ty is not None:
+                ctx.set_output_type(i, ty)
+                _branch_value(ctx, i, then_g.outputs[i], else_g.outputs[i], cond)
+        return
     then_t = ctx.infer_graph(then_g, [])
     else_t = ctx.infer_graph(else_g, [])
     if len(then_t) != len(else_t):
         raise ctx.fail("GL317", f"then_branch returns {len(then_t)} outputs but else_branch {len(else_t)}")
     if len(then_t) != ctx.n_outputs:
         raise ctx.fail("GL317", f"has {ctx.n_outputs} outputs but its branches return {len(then_t)}")
-    cond = _known_cond(ctx, 0)
     for i, (a, b) in enumerate(zip(then_t, else_t, strict=True)):
         if type_conflict(a, b):
             ctx.error("GL317", f"output {i} is {type_str(a)} in then_branch but {type_str(b)} in else_branch")

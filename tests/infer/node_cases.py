@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import onnx
 import onnx.helper
 import onnx.printer
@@ -26,9 +28,32 @@ class CaseResult:
 
 @functools.cache
 def cases() -> list[tuple[str, onnx.ModelProto]]:
+    return [(name, model) for name, model, _ in cases_with_inputs()]
+
+
+@functools.cache
+def cases_with_inputs() -> list[tuple[str, onnx.ModelProto, list[np.ndarray]]]:
+    """Each case with the input values its first data set records."""
     from onnx.backend.test.case.node import collect_testcases
 
-    return [(c.name, c.model) for c in collect_testcases()]
+    out = []
+    for c in collect_testcases():
+        inputs = list(c.data_sets[0][0]) if c.data_sets else []
+        out.append((c.name, c.model, inputs))
+    return out
+
+
+class RecordedInputs:
+    """An evaluator that knows the graph inputs' recorded values (what a runtime would be fed)."""
+
+    def __init__(self, model: onnx.ModelProto, inputs: list[np.ndarray]) -> None:
+        names = [vi.name for vi in model.graph.input if vi.name not in {t.name for t in model.graph.initializer}]
+        self.values = {n: v for n, v in zip(names, inputs, strict=False) if isinstance(v, np.ndarray)}
+
+    def value_of(self, value: Any, refiner: Any) -> np.ndarray | None:
+        if value.kind == "input" and value.graph.kind == "model":
+            return self.values.get(value.name)
+        return None
 
 
 def _expected(vi: onnx.ValueInfoProto) -> ValueType:
@@ -53,7 +78,7 @@ def _same(expected: ValueType, got: ValueType) -> bool:
     return type_str(expected) == type_str(got) if expected is not None else True
 
 
-def run_case(name: str, model: onnx.ModelProto) -> CaseResult:
+def run_case(name: str, model: onnx.ModelProto, evaluator: Any = None) -> CaseResult:
     text = onnx.printer.to_text(model)
     op = model.graph.node[0].op_type if len(model.graph.node) == 1 else "+".join(sorted({n.op_type for n in model.graph.node}))
     doc = SyntaxDocument(text)
@@ -62,7 +87,7 @@ def run_case(name: str, model: onnx.ModelProto) -> CaseResult:
             for vi in piece.value.outputs:
                 vi.type = None
     graph_model, _ = build_model(doc)
-    refiner = ShapeRefiner(graph_model, doc)
+    refiner = ShapeRefiner(graph_model, doc, evaluator)
     refiner.run()
     errors = [f for f in refiner.findings() if f.severity == "error"]
     g = graph_model.graph

@@ -1,0 +1,120 @@
+"""Tensor helpers for the runner: byte sizes (of values and of inferred types), previews and Constant text.
+
+A runtime value is a numpy array, a list of arrays (a sequence) or `None` (an empty optional). Sizes count the
+bytes a value holds (strings: their UTF-8 length), so one cap bounds every kind of value.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from graphlsp.infer.types import TensorType, ValueType, elem_name
+
+STRING_BYTES = 16  # the size assumed for a string element whose text is not known yet
+
+
+def elem_itemsize(elem: int | None) -> int | None:
+    """Bytes per element of an onnx element type (None when unknown or not a numpy type)."""
+    if elem is None:
+        return None
+    if elem == TensorProto.STRING:
+        return STRING_BYTES
+    try:
+        return int(np.dtype(helper.tensor_dtype_to_np_dtype(elem)).itemsize)
+    except Exception:
+        return None
+
+
+def static_shape(ty: ValueType) -> tuple[int, ...] | None:
+    """The shape of a tensor type whose dims are all known ints."""
+    if not isinstance(ty, TensorType) or ty.shape is None:
+        return None
+    if not all(isinstance(x, int) for x in ty.shape):
+        return None
+    return tuple(int(x) for x in ty.shape)  # type: ignore[arg-type]
+
+
+def type_bytes(ty: ValueType) -> int | None:
+    """The bytes a value of this type holds, when its element type and every dim are known."""
+    shape = static_shape(ty)
+    size = elem_itemsize(ty.elem) if isinstance(ty, TensorType) else None
+    if shape is None or size is None:
+        return None
+    return math.prod(shape) * size
+
+
+def nbytes(value: Any) -> int:
+    """The bytes a runtime value holds (a broadcast view counts as what it would take written out)."""
+    if value is None:
+        return 0
+    if isinstance(value, np.ndarray):
+        if value.dtype == object:
+            return sum(len(str(x).encode("utf-8")) for x in value.reshape(-1)) + value.size
+        return int(value.size * value.dtype.itemsize)
+    if isinstance(value, (list, tuple)):
+        return sum(nbytes(x) for x in value)
+    if isinstance(value, dict):
+        return sum(nbytes(x) for x in value.values())
+    return 16
+
+
+def dtype_name(arr: np.ndarray) -> str:
+    """The ONNX text name of an array's element type (`float`, `int64`, `string`)."""
+    if arr.dtype == object or arr.dtype.kind in "US":
+        return "string"
+    try:
+        return elem_name(helper.np_dtype_to_tensor_dtype(arr.dtype))
+    except Exception:
+        return str(arr.dtype)
+
+
+def _scalar_str(x: Any) -> str:
+    if isinstance(x, (bytes, str)):
+        s = x.decode("utf-8", "replace") if isinstance(x, bytes) else x
+        return repr(s if len(s) <= 16 else s[:13] + "...")
+    if isinstance(x, (np.floating, float)):
+        return f"{float(x):.6g}"
+    if isinstance(x, (np.bool_, bool)):
+        return "true" if x else "false"
+    return str(x)
+
+
+def preview(value: Any, count: int = 8) -> str:
+    """`int64[4] [0, 0, 2, 8]`, `float 0.353553`, `float[64, 3] [0.1, 0.2, ...]`: type, shape, first elements."""
+    if value is None:
+        return "an empty optional"
+    if isinstance(value, list):
+        return f"a sequence of {len(value)} tensor{'s' if len(value) != 1 else ''}"
+    if not isinstance(value, np.ndarray):
+        return type(value).__name__
+    name = dtype_name(value)
+    flat = value.reshape(-1)
+    items = ", ".join(_scalar_str(x) for x in flat[:count])
+    if value.ndim == 0:
+        return f"{name} {items}"
+    more = ", ..." if flat.size > count else ""
+    return f"{name}[{', '.join(str(s) for s in value.shape)}] [{items}{more}]"
+
+
+def constant_node_text(name: str, value: np.ndarray, label: str | None = None) -> str | None:
+    """`[label] name = Constant <value: tensor = int64[4] {0,0,2,8}> ()` as onnx's printer writes it; None when
+    the value cannot be written as text (complex or 4-bit types, which the printer elides)."""
+    import onnx.printer
+    from onnx import numpy_helper
+
+    if not isinstance(value, np.ndarray):
+        return None
+    try:
+        tensor = numpy_helper.from_array(np.ascontiguousarray(value))
+    except Exception:
+        return None
+    kwargs: dict[str, Any] = {"name": label} if label is not None else {}
+    node = helper.make_node("Constant", [], [name], value=tensor, **kwargs)
+    text = onnx.printer.to_text(node).strip()
+    if "..." in text.split("=", 2)[-1].split("{", 1)[0] or "]...>" in text or "...>" in text:
+        return None
+    return text
