@@ -12,21 +12,8 @@ import onnx.shape_inference
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graphlsp.graph.build import build_model
 from graphlsp.graph.findings import Finding
-from graphlsp.infer.refiner import ShapeRefiner
-from graphlsp.infer.types import type_str
-from graphlsp.syntax.document import SyntaxDocument
-
-
-def infer(text: str) -> tuple[dict[str, str], list[Finding]]:
-    doc = SyntaxDocument(text)
-    model, _ = build_model(doc)
-    refiner = ShapeRefiner(model, doc)
-    refiner.run()
-    assert model.graph is not None
-    types = {name: type_str(refiner.type_of(v)) for name, v in model.graph.values.items()}
-    return types, refiner.findings()
+from tests.infer.helpers import infer
 
 
 def model(signature: str, body: str, opset: int = 18) -> str:

@@ -9,19 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.infer.helpers import read_known
 from tests.infer.node_cases import CaseResult, cases, run_case
 
 KNOWN_FILE = Path(__file__).with_name("known_node_failures.txt")
 
 
 def known_failures() -> dict[str, str]:
-    out = {}
-    if KNOWN_FILE.exists():
-        for line in KNOWN_FILE.read_text().splitlines():
-            if line.strip() and not line.startswith("#"):
-                name, _, reason = line.partition("\t")
-                out[name] = reason
-    return out
+    return read_known(KNOWN_FILE)
 
 
 @pytest.fixture(scope="module")

@@ -10,19 +10,14 @@ import onnx.parser
 import pytest
 
 from tests.corpus import DATA_CORPORA, corpus_models
+from tests.infer.helpers import read_known
 from tests.infer.oracle import Comparison, compare
 
 KNOWN_FILE = Path(__file__).with_name("known_oracle_gaps.txt")
 
 
 def known_gaps() -> dict[str, str]:
-    out = {}
-    if KNOWN_FILE.exists():
-        for line in KNOWN_FILE.read_text().splitlines():
-            if line.strip() and not line.startswith("#"):
-                name, _, reason = line.partition("\t")
-                out[name] = reason
-    return out
+    return read_known(KNOWN_FILE)
 
 
 def models() -> list[tuple[str, onnx.ModelProto]]:

@@ -18,6 +18,7 @@ from graphlsp.infer.dims import Expr
 from graphlsp.infer.refiner import ShapeRefiner, declared_type
 from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, type_str
 from graphlsp.syntax.document import SyntaxDocument
+from tests.infer.helpers import infer
 
 
 def run(text: str) -> tuple[Model, ShapeRefiner]:
@@ -29,14 +30,6 @@ def run(text: str) -> tuple[Model, ShapeRefiner]:
     return model, refiner
 
 
-def infer(text: str) -> tuple[dict[str, str], list[Finding]]:
-    """Every value's type (subgraph values included; names are unique in these tests) and the findings."""
-    model, refiner = run(text)
-    types: dict[str, str] = {}
-    for graph in model.graphs():
-        for name, value in graph.values.items():
-            types.setdefault(name, type_str(refiner.type_of(value)))
-    return types, refiner.findings()
 
 
 def model(signature: str, body: str, opset: int = 18, inits: str = "") -> str:
