@@ -143,8 +143,11 @@ async def configuration_changed(ls: GraphLspServer, params: lsp.DidChangeConfigu
         await _fetch_configuration(ls)
     for state in list(ls.docs.values()):
         await _publish_if_latest(ls, state, state.version)
-    if ls.pull_client:
+    workspace = getattr(getattr(ls.protocol, "client_capabilities", None), "workspace", None)
+    if ls.pull_client and getattr(getattr(workspace, "diagnostics", None), "refresh_support", False):
         ls.workspace_diagnostic_refresh(None)
+    if getattr(getattr(workspace, "inlay_hint", None), "refresh_support", False):
+        ls.workspace_inlay_hint_refresh(None)  # hints depend on the settings: have the editor ask again
 
 
 def _guard(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

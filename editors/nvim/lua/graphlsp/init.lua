@@ -1,0 +1,52 @@
+-- graphlsp for Neovim >= 0.11: the `onnxtxt` filetype and the language server.
+--
+--   require('graphlsp').setup()                       -- filetype + vim.lsp.config + vim.lsp.enable
+--   require('graphlsp').setup({ cmd = { '/path/to/venv/bin/graphlsp', 'serve' }, inlay_hints = true })
+--
+-- Without setup(), `vim.lsp.enable('graphlsp')` does the same with the defaults (lsp/graphlsp.lua).
+local M = {}
+
+--- Registers the filetype: *.onnxtxt and *.onnxtext are `onnxtxt`.
+function M.filetype()
+  vim.filetype.add({ extension = { onnxtxt = 'onnxtxt', onnxtext = 'onnxtxt' } })
+end
+
+local function check_version()
+  if vim.fn.has('nvim-0.11') ~= 1 then
+    error('graphlsp: Neovim >= 0.11 is required (vim.lsp.config / vim.lsp.enable); use nvim-lspconfig on older ones')
+  end
+end
+
+--- Sets up the filetype and the server.
+---@param opts? { cmd?: string[], settings?: table, inlay_hints?: boolean, lsp?: vim.lsp.Config }
+---  cmd: the server command (default { 'graphlsp', 'serve' });
+---  settings: merged into the `graphlsp` section sent to the server (e.g. { inlayHints = false });
+---  inlay_hints: turn Neovim's inlay hints on in onnxtxt buffers when the server attaches;
+---  lsp: any other vim.lsp.Config fields (root_markers, on_attach, capabilities...).
+function M.setup(opts)
+  check_version()
+  opts = opts or {}
+  M.filetype()
+  local config = vim.deepcopy(opts.lsp or {})
+  if opts.cmd then
+    config.cmd = opts.cmd
+  end
+  if opts.settings then
+    config.settings = vim.tbl_deep_extend('force', config.settings or {}, { graphlsp = opts.settings })
+  end
+  vim.lsp.config('graphlsp', config)
+  if opts.inlay_hints then
+    vim.api.nvim_create_autocmd('LspAttach', {
+      group = vim.api.nvim_create_augroup('graphlsp.inlay_hints', { clear = true }),
+      callback = function(args)
+        local client = vim.lsp.get_client_by_id(args.data.client_id)
+        if client and client.name == 'graphlsp' then
+          vim.lsp.inlay_hint.enable(true, { bufnr = args.buf })
+        end
+      end,
+    })
+  end
+  vim.lsp.enable('graphlsp')
+end
+
+return M

@@ -1,0 +1,82 @@
+// The extension's settings and what they become for the language server. No `vscode` import here, so the node
+// tests can check it without an editor.
+
+import * as os from 'os';
+import * as path from 'path';
+
+/** The `graphlsp.*` settings the extension reads. */
+export interface Settings {
+  /** `graphlsp.server.command`: the program that runs the server. */
+  command: string;
+  /** `graphlsp.server.args`: its arguments (the server talks LSP over stdio). */
+  args: string[];
+  /** `graphlsp.inlayHints`: type-and-shape hints after value names. */
+  inlayHints: boolean;
+}
+
+export const DEFAULTS: Readonly<Settings> = Object.freeze({ command: 'graphlsp', args: ['serve'], inlayHints: true });
+
+export const LANGUAGE_ID = 'onnxtxt';
+export const SECTION = 'graphlsp';
+
+/** Settings whose change needs a new server process (the rest is sent to the running one). */
+export const RESTART_KEYS = ['graphlsp.server.command', 'graphlsp.server.args'];
+
+/** Reads the settings through `get(key, fallback)` (e.g. a WorkspaceConfiguration's `get`), checking their types. */
+export function readSettings(get: (key: string) => unknown): Settings {
+  const command = get('server.command');
+  const args = get('server.args');
+  const inlayHints = get('inlayHints');
+  return {
+    command: typeof command === 'string' && command.trim() !== '' ? command.trim() : DEFAULTS.command,
+    args: Array.isArray(args) && args.every((a) => typeof a === 'string') ? [...args] : [...DEFAULTS.args],
+    inlayHints: typeof inlayHints === 'boolean' ? inlayHints : DEFAULTS.inlayHints,
+  };
+}
+
+/** `~` and `${workspaceFolder}`, `${userHome}` and `${env:NAME}` in a command or argument. */
+export function expand(value: string, workspaceFolder: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  let out = value.replace(/\$\{(workspaceFolder|userHome|env:([A-Za-z_][A-Za-z0-9_]*))\}/g, (whole, name, envName) => {
+    if (name === 'workspaceFolder') return workspaceFolder ?? whole;
+    if (name === 'userHome') return os.homedir();
+    return env[envName] ?? '';
+  });
+  if (out === '~' || out.startsWith('~/')) out = path.join(os.homedir(), out.slice(1));
+  return out;
+}
+
+/** How to start the server process: what vscode-languageclient calls an `Executable` (stdio transport). */
+export function serverExecutable(s: Settings, workspaceFolder?: string): { command: string; args: string[]; options: { cwd?: string } } {
+  return {
+    command: expand(s.command, workspaceFolder),
+    args: s.args.map((a) => expand(a, workspaceFolder)),
+    options: workspaceFolder ? { cwd: workspaceFolder } : {},
+  };
+}
+
+/**
+ * What the server is told about the settings: the `graphlsp` section as the server reads it (camelCase keys over the
+ * project's `[tool.graphlsp]`). Sent as initializationOptions, as the answer to workspace/configuration for the
+ * `graphlsp` section, and as `{settings: {graphlsp: ...}}` in workspace/didChangeConfiguration.
+ */
+export function serverSettings(s: Settings): { inlayHints: boolean } {
+  return { inlayHints: s.inlayHints };
+}
+
+/** The didChangeConfiguration parameters sent when a setting the server reads changes. */
+export function didChangeConfigurationParams(s: Settings): { settings: { graphlsp: { inlayHints: boolean } } } {
+  return { settings: { [SECTION]: serverSettings(s) } as { graphlsp: { inlayHints: boolean } } };
+}
+
+/** A short, actionable message for a server that could not be started. */
+export function startFailure(s: Settings, error: unknown): string {
+  const reason = error instanceof Error ? error.message : String(error);
+  const cmd = [s.command, ...s.args].join(' ');
+  if (/ENOENT|not found|spawn/i.test(reason)) {
+    return (
+      `graphlsp: could not run \`${cmd}\` (${reason}). Install graphlsp (\`pip install graphlsp\`) or set ` +
+      '"graphlsp.server.command" to its full path, e.g. /path/to/venv/bin/graphlsp.'
+    );
+  }
+  return `graphlsp: the language server \`${cmd}\` failed to start: ${reason}`;
+}

@@ -1,0 +1,55 @@
+// Unit tests of the settings plumbing (src/config.ts): node's test runner, no editor needed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as os from 'os';
+import * as path from 'path';
+import * as config from '../src/config';
+
+const from = (values: Record<string, unknown>) => (key: string) => values[key];
+
+test('defaults when nothing is set', () => {
+  assert.deepEqual(config.readSettings(from({})), { command: 'graphlsp', args: ['serve'], inlayHints: true });
+});
+
+test('settings of the wrong type fall back to the defaults', () => {
+  const s = config.readSettings(from({ 'server.command': '  ', 'server.args': ['serve', 3], inlayHints: 'no' }));
+  assert.deepEqual(s, { command: 'graphlsp', args: ['serve'], inlayHints: true });
+});
+
+test('a Python interpreter as the server command', () => {
+  const s = config.readSettings(
+    from({ 'server.command': '/venv/bin/python', 'server.args': ['-m', 'graphlsp.cli', 'serve'], inlayHints: false }),
+  );
+  assert.deepEqual(config.serverExecutable(s, '/work/proj'), {
+    command: '/venv/bin/python',
+    args: ['-m', 'graphlsp.cli', 'serve'],
+    options: { cwd: '/work/proj' },
+  });
+  assert.deepEqual(config.serverExecutable(s).options, {});
+});
+
+test('~, ${workspaceFolder}, ${userHome} and ${env:NAME} are expanded', () => {
+  const env = { VENV: '/opt/venv' };
+  assert.equal(config.expand('${workspaceFolder}/.venv/bin/graphlsp', '/w', env), '/w/.venv/bin/graphlsp');
+  assert.equal(config.expand('${env:VENV}/bin/graphlsp', undefined, env), '/opt/venv/bin/graphlsp');
+  assert.equal(config.expand('${env:MISSING}x', undefined, env), 'x');
+  assert.equal(config.expand('~/bin/graphlsp', undefined, env), path.join(os.homedir(), 'bin/graphlsp'));
+  assert.equal(config.expand('${userHome}/g', undefined, env), `${os.homedir()}/g`);
+  // without a workspace folder the placeholder stays, so the failure names it
+  assert.equal(config.expand('${workspaceFolder}/g', undefined, env), '${workspaceFolder}/g');
+  assert.equal(config.expand('a~b', undefined, env), 'a~b');
+});
+
+test('what the server is sent: initializationOptions and didChangeConfiguration', () => {
+  const s = config.readSettings(from({ inlayHints: false, 'server.command': 'x' }));
+  // only what the server reads: the server command is the editor's business
+  assert.deepEqual(config.serverSettings(s), { inlayHints: false });
+  assert.deepEqual(config.didChangeConfigurationParams(s), { settings: { graphlsp: { inlayHints: false } } });
+});
+
+test('a missing server gets an actionable message', () => {
+  const msg = config.startFailure(config.DEFAULTS, new Error('spawn graphlsp ENOENT'));
+  assert.match(msg, /could not run `graphlsp serve`/);
+  assert.match(msg, /graphlsp\.server\.command/);
+  assert.match(config.startFailure(config.DEFAULTS, 'boom'), /failed to start: boom/);
+});

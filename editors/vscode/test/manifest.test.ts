@@ -1,0 +1,78 @@
+// The manifest, the grammar, the language configuration and the source agree with each other; the grammar tests
+// exercise every scope the grammar can produce.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import * as config from '../src/config';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const read = (p: string) => fs.readFileSync(path.join(ROOT, p), 'utf8');
+const manifest = JSON.parse(read('package.json'));
+const grammar = JSON.parse(read('syntaxes/onnxtxt.tmLanguage.json'));
+
+test('the language: id, file extensions, configuration', () => {
+  const [lang] = manifest.contributes.languages;
+  assert.equal(lang.id, config.LANGUAGE_ID);
+  assert.deepEqual(lang.extensions, ['.onnxtxt', '.onnxtext']);
+  const conf = JSON.parse(read(lang.configuration));
+  assert.equal(conf.comments.lineComment, '#');
+  const pairs = conf.autoClosingPairs.map((p: { open: string; close: string }) => p.open + p.close);
+  for (const pair of ['{}', '[]', '()', '<>', '""']) assert.ok(pairs.includes(pair), pair);
+  assert.ok(manifest.activationEvents.includes(`onLanguage:${config.LANGUAGE_ID}`));
+});
+
+test('the grammar is registered for the language', () => {
+  const [g] = manifest.contributes.grammars;
+  assert.equal(g.language, config.LANGUAGE_ID);
+  assert.equal(g.scopeName, grammar.scopeName);
+  assert.equal(path.normalize(g.path), path.normalize('./syntaxes/onnxtxt.tmLanguage.json'));
+});
+
+test('settings: declared with the defaults the extension uses', () => {
+  const props = manifest.contributes.configuration.properties;
+  assert.equal(props['graphlsp.server.command'].default, config.DEFAULTS.command);
+  assert.deepEqual(props['graphlsp.server.args'].default, config.DEFAULTS.args);
+  assert.equal(props['graphlsp.inlayHints'].default, config.DEFAULTS.inlayHints);
+  assert.ok(props['graphlsp.trace.server']);
+  for (const key of config.RESTART_KEYS) assert.ok(props[key], key);
+});
+
+test('every command the extension registers is declared, and the other way round', () => {
+  const source = read('src/extension.ts');
+  const registered = [...source.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]).sort();
+  const declared = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
+  assert.deepEqual(registered, declared);
+  assert.ok(declared.includes('graphlsp.restartServer'));
+});
+
+function scopes(node: unknown, out: Set<string>): Set<string> {
+  if (Array.isArray(node)) node.forEach((n) => scopes(n, out));
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if ((key === 'name' || key === 'contentName') && typeof value === 'string') {
+        value.split(/\s+/).forEach((s) => out.add(s));
+      } else scopes(value, out);
+    }
+  }
+  return out;
+}
+
+test('the grammar tests assert every scope the grammar can produce', () => {
+  const all = scopes(grammar.repository, new Set());
+  all.delete(grammar.name); // the grammar's display name, not a scope
+  const dir = path.join(ROOT, 'test', 'grammar');
+  const asserted = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.test.onnxtxt'))
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+    .join('\n');
+  const missing = [...all].filter((s) => !new RegExp(`^#.*(\\^|<-+) .*\\b${s.replace(/\./g, '\\.')}\\b`, 'm').test(asserted));
+  assert.deepEqual(missing, []);
+});
+
+test('every repository rule is used', () => {
+  const text = JSON.stringify(grammar);
+  const unused = Object.keys(grammar.repository).filter((k) => !text.includes(`"#${k}"`));
+  assert.deepEqual(unused, []);
+});

@@ -1,0 +1,173 @@
+// The real server, started and configured the way the extension does it (src/config.ts), spoken to over stdio with
+// the protocol library vscode-languageclient is built on. The server command comes from GRAPHLSP_SERVER (a JSON
+// array, e.g. ["/venv/bin/python", "-m", "graphlsp.cli", "serve"]), else from the extension's default setting
+// (`graphlsp serve` on PATH); when that cannot be started the test is skipped with the reason.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { pathToFileURL } from 'url';
+import {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type ProtocolConnection,
+  type InitializeResult,
+  type Hover,
+  type InlayHint,
+  type Diagnostic,
+  type DocumentDiagnosticReport,
+  type MarkupContent,
+} from 'vscode-languageserver-protocol/node';
+import * as config from '../src/config';
+
+const EXAMPLES = path.resolve(__dirname, '..', '..', '..', '..', 'examples');
+const BROKEN = path.join(EXAMPLES, 'broken.onnxtxt');
+const TIMEOUT_MS = 30_000;
+
+function serverCommand(): config.Settings {
+  const fromEnv = process.env.GRAPHLSP_SERVER;
+  if (fromEnv) {
+    const argv = JSON.parse(fromEnv) as string[];
+    return { ...config.DEFAULTS, command: argv[0], args: argv.slice(1) };
+  }
+  return { ...config.DEFAULTS };
+}
+
+function within<T>(what: string, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${TIMEOUT_MS} ms: ${what}`)), TIMEOUT_MS);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+}
+
+/** Spawns the server; resolves once the process is running, rejects when it cannot be started. */
+function startServer(s: config.Settings): Promise<ChildProcess> {
+  const exe = config.serverExecutable(s);
+  return new Promise((resolve, reject) => {
+    const child = spawn(exe.command, exe.args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.once('error', reject);
+    child.once('spawn', () => resolve(child));
+    child.stderr?.on('data', (d) => process.stderr.write(`[server] ${d}`));
+  });
+}
+
+function position(text: string, needle: string, delta = 0): { line: number; character: number } {
+  const at = text.indexOf(needle);
+  assert.ok(at >= 0, `not in the example: ${needle}`);
+  const i = at + delta;
+  const line = text.slice(0, i).split('\n').length - 1;
+  return { line, character: i - (text.lastIndexOf('\n', i - 1) + 1) };
+}
+
+test('the real server, configured like the extension does it', async (t) => {
+  const settings = serverCommand();
+  let child: ChildProcess;
+  try {
+    child = await startServer(settings);
+  } catch (error) {
+    t.skip(`cannot start \`${[settings.command, ...settings.args].join(' ')}\`: ${String(error)} (set GRAPHLSP_SERVER)`);
+    return;
+  }
+  const conn: ProtocolConnection = createProtocolConnection(
+    new StreamMessageReader(child.stdout!),
+    new StreamMessageWriter(child.stdin!),
+  );
+  // the extension's state: hints off at start; what workspace/configuration answers follows it (the middleware)
+  let current: config.Settings = { ...settings, inlayHints: false };
+  const asked: unknown[] = [];
+  conn.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) => {
+    asked.push(params);
+    return params.items.map((item) => (item.section === config.SECTION ? config.serverSettings(current) : null));
+  });
+  for (const method of ['client/registerCapability', 'window/workDoneProgress/create', 'workspace/inlayHint/refresh',
+    'workspace/diagnostic/refresh', 'workspace/semanticTokens/refresh']) {
+    conn.onRequest(method, () => null);
+  }
+  conn.listen();
+  const uri = pathToFileURL(BROKEN).href;
+  const text = fs.readFileSync(BROKEN, 'utf8');
+  const doc = { uri };
+  try {
+    // capabilities shaped like vscode-languageclient's: UTF-16, pull diagnostics, markdown hovers, inlay hints
+    const init = await within('initialize', conn.sendRequest<InitializeResult>('initialize', {
+      processId: process.pid,
+      rootUri: pathToFileURL(EXAMPLES).href,
+      capabilities: {
+        general: { positionEncodings: ['utf-16'] },
+        workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } },
+        textDocument: {
+          synchronization: { dynamicRegistration: true, didSave: true },
+          diagnostic: { dynamicRegistration: true, relatedDocumentSupport: false },
+          publishDiagnostics: { relatedInformation: true },
+          hover: { contentFormat: ['markdown', 'plaintext'] },
+          inlayHint: { dynamicRegistration: true },
+          semanticTokens: { requests: { full: true }, tokenTypes: [], tokenModifiers: [], formats: ['relative'] },
+        },
+      },
+      initializationOptions: config.serverSettings(current),
+    }));
+    const caps = init.capabilities;
+    for (const feature of ['hoverProvider', 'definitionProvider', 'referencesProvider', 'documentHighlightProvider',
+      'documentSymbolProvider', 'inlayHintProvider', 'foldingRangeProvider', 'semanticTokensProvider', 'renameProvider',
+      'completionProvider', 'codeActionProvider', 'workspaceSymbolProvider', 'diagnosticProvider'] as const) {
+      assert.ok(caps[feature], `the server offers ${feature}`);
+    }
+    assert.ok((caps.semanticTokensProvider?.legend.tokenTypes ?? []).length > 0);
+    await conn.sendNotification('initialized', {});
+    await conn.sendNotification('textDocument/didOpen', {
+      textDocument: { uri, languageId: config.LANGUAGE_ID, version: 1, text },
+    });
+
+    const pull = async (): Promise<Diagnostic[]> => {
+      const report = await within('textDocument/diagnostic',
+        conn.sendRequest<DocumentDiagnosticReport>('textDocument/diagnostic', { textDocument: doc }));
+      assert.equal(report.kind, 'full');
+      return report.kind === 'full' ? report.items : [];
+    };
+    const diags = await pull();
+    const syntax = diags.find((d) => d.code === 'GL101');
+    assert.ok(syntax, 'the planted syntax error is reported');
+    assert.equal(syntax.range.start.line, position(text, 'mixed = Mul').line);
+
+    const hover = await within('textDocument/hover', conn.sendRequest<Hover | null>('textDocument/hover', {
+      textDocument: doc, position: position(text, '] act = Relu', 2),
+    }));
+    assert.ok(hover && (hover.contents as MarkupContent).kind === 'markdown');
+    assert.match((hover.contents as MarkupContent).value, /\*\*act\*\*: `float\[batch, 8\]`/);
+
+    const everything = { start: { line: 0, character: 0 }, end: { line: text.split('\n').length, character: 0 } };
+    const hints = () => within('textDocument/inlayHint',
+      conn.sendRequest<InlayHint[] | null>('textDocument/inlayHint', { textDocument: doc, range: everything }));
+    assert.deepEqual(await hints(), [], 'initializationOptions {inlayHints: false} turns the hints off');
+
+    // the user turns hints on: the extension sends didChangeConfiguration with the graphlsp section
+    current = { ...current, inlayHints: true };
+    await conn.sendNotification('workspace/didChangeConfiguration', config.didChangeConfigurationParams(current));
+    const labels = ((await hints()) ?? []).map((h) => (typeof h.label === 'string' ? h.label : ''));
+    assert.ok(labels.includes(': float[batch, 8]'), `hints after the change: ${JSON.stringify(labels.slice(0, 5))}`);
+
+    // fix the syntax error (close `Mul (act, gate`): the diagnostic goes away
+    const at = position(text, 'gate                        # expect: syntax-error', 4);
+    await conn.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ range: { start: at, end: at }, text: ')' }],
+    });
+    const after = await pull();
+    assert.equal(after.find((d) => d.code === 'GL101'), undefined);
+    assert.ok(after.some((d) => d.code === 'GL201'), 'the other planted errors stay');
+
+    await within('shutdown', conn.sendRequest('shutdown'));
+    await conn.sendNotification('exit');
+  } finally {
+    conn.dispose();
+    if (child.exitCode === null) {
+      await within('server exit', new Promise<void>((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => { clearTimeout(timer); resolve(); });
+      }));
+    }
+  }
+});
