@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 ShapeFn = Callable[["InferenceContext"], None]
 
 FAMILIES = [
-    "elementwise", "math", "nn", "tensor", "reduction", "controlflow", "sequence", "generator", "misc",
+    "elementwise", "math", "nn", "tensor", "reduction", "controlflow", "sequence", "generator", "misc", "ml",
 ]  # fmt: skip
 
 _REGISTRY: dict[tuple[str, str], list[tuple[int, ShapeFn]]] = {}

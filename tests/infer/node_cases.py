@@ -48,7 +48,9 @@ class RecordedInputs:
 
     def __init__(self, model: onnx.ModelProto, inputs: list[np.ndarray]) -> None:
         names = [vi.name for vi in model.graph.input if vi.name not in {t.name for t in model.graph.initializer}]
-        self.values = {n: v for n, v in zip(names, inputs, strict=False) if isinstance(v, np.ndarray)}
+        self.values = {  # scalars come as numpy scalars; sequences (lists) and optionals are not tensors
+            n: np.asarray(v) for n, v in zip(names, inputs, strict=False) if isinstance(v, (np.ndarray, np.generic))
+        }
 
     def value_of(self, value: Any, refiner: Any) -> np.ndarray | None:
         if value.kind == "input" and value.graph.kind == "model":

@@ -453,3 +453,16 @@ def test_if_carries_the_shape_value_of_the_taken_branch() -> None:
     text = model("g (float[B, 3] x, float[7] y) => ()", body, 16, "bool c = {1}")
     types, findings = infer(text)
     assert types["r"] == "int64[2]" and types["out"] == "float[B, 3]" and findings == []
+
+
+def test_ops_outside_ai_onnx_that_node_tests_use() -> None:
+    text = (
+        '<ir_version: 10, opset_import: ["" : 21, "ai.onnx.ml" : 5, "ai.onnx.preview.training" : 1]>\n'
+        "g (float[3, 4] x, float[2] w, float[2] g2, float[2] v, float r, int64 t) => (float[3, 4] b) {\n"
+        "  b = ai.onnx.ml.Binarizer <threshold = 0.5> (x)\n"
+        "  w2, v2 = ai.onnx.preview.training.Momentum <alpha = 0.9, beta = 0.1, mode = \"standard\", norm_coefficient = 0.0> (r, t, w, g2, v)\n"
+        "}\n"
+    )
+    types, findings = infer(text)
+    assert types["b"] == "float[3, 4]" and types["w2"] == "float[2]" and types["v2"] == "float[2]"
+    assert [f for f in findings if f.severity == "error"] == []

@@ -1,0 +1,104 @@
+"""Ops outside ai.onnx that onnx's node tests exercise: ai.onnx.ml (Binarizer, ArrayFeatureExtractor,
+LabelEncoder, TreeEnsemble), ai.onnx.preview.training (Adagrad, Adam, Momentum) and ai.onnx.preview
+(FlexAttention)."""
+
+from __future__ import annotations
+
+from onnx import TensorProto, helper
+
+from graphlsp.infer.context import InferenceContext
+from graphlsp.ops.registry import shape_fn
+
+ML = "ai.onnx.ml"
+TRAINING = "ai.onnx.preview.training"
+
+
+@shape_fn("Binarizer", domain=ML)
+def binarizer(ctx: InferenceContext) -> None:
+    ctx.copy_input(0)
+
+
+@shape_fn("ArrayFeatureExtractor", domain=ML)
+def array_feature_extractor(ctx: InferenceContext) -> None:
+    x, idx = ctx.input_shape(0), ctx.input_shape(1)
+    if x is None or idx is None:
+        ctx.set_output(0, None, ctx.input_elem(0))
+        return
+    count = 1
+    for d in idx:
+        count = count * d if isinstance(count, int) and isinstance(d, int) else None  # type: ignore[assignment]
+    lead = x[:-1] if len(x) > 1 else (1,)
+    ctx.set_output(0, (*lead, count), ctx.input_elem(0))
+
+
+_LABEL_TYPES: dict[str, int | None] = {
+    "values_strings": TensorProto.STRING, "values_int64s": TensorProto.INT64, "values_floats": TensorProto.FLOAT,
+    "values_tensor": None, "default_string": TensorProto.STRING, "default_int64": TensorProto.INT64,
+    "default_float": TensorProto.FLOAT,
+}  # fmt: skip
+
+
+def _tensor_elem(value: object) -> int | None:
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return None
+    if dtype.kind in "OUS":
+        return TensorProto.STRING
+    try:
+        return int(helper.np_dtype_to_tensor_dtype(dtype))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+@shape_fn("LabelEncoder", domain=ML)
+def label_encoder(ctx: InferenceContext) -> None:
+    elem: int | None = None
+    for name in ("values_strings", "values_int64s", "values_floats", "values_tensor"):
+        value = ctx.attrs.get(name)
+        if value is not None:
+            elem = _LABEL_TYPES[name]
+            if elem is None:  # a tensor of values: its element type
+                elem = _tensor_elem(value)
+            break
+    ctx.set_output(0, ctx.input_shape(0), elem)
+
+
+@shape_fn("TreeEnsemble", domain=ML, since=5)
+def tree_ensemble(ctx: InferenceContext) -> None:
+    x = ctx.input_shape(0)
+    n_targets = ctx.attr("n_targets")
+    ctx.set_output(0, (x[0] if x else None, n_targets if isinstance(n_targets, int) else None), ctx.input_elem(0))
+
+
+def _optimizer(ctx: InferenceContext, groups: int, sources: list[int]) -> None:
+    """Inputs R, T, then `groups` groups of n tensors; output group k has the shapes of input group sources[k]."""
+    n = (ctx.n_inputs - 2) // groups
+    for k, src in enumerate(sources):
+        for i in range(n):
+            j = 2 + src * n + i
+            ctx.set_output(k * n + i, ctx.input_shape(j), ctx.input_elem(j))
+
+
+@shape_fn("Adagrad", domain=TRAINING)
+def adagrad(ctx: InferenceContext) -> None:
+    _optimizer(ctx, 3, [0, 2])  # X, G, H -> X_new, H_new
+
+
+@shape_fn("Momentum", domain=TRAINING)
+def momentum(ctx: InferenceContext) -> None:
+    _optimizer(ctx, 3, [0, 2])  # X, G, V -> X_new, V_new
+
+
+@shape_fn("Adam", domain=TRAINING)
+def adam(ctx: InferenceContext) -> None:
+    _optimizer(ctx, 4, [0, 2, 3])  # X, G, V, H -> X_new, V_new, H_new
+
+
+@shape_fn("FlexAttention", domain="ai.onnx.preview")
+def flex_attention(ctx: InferenceContext) -> None:
+    """Q [B, H, Sq, E], K [B, H, Sk, E], V [B, H, Sk, Ev] -> Y [B, H, Sq, Ev]."""
+    q, v = ctx.input_shape(0), ctx.input_shape(2)
+    if q is None or v is None or len(q) != 4 or len(v) != 4:
+        ctx.set_output(0, None, ctx.input_elem(0))
+        return
+    ctx.set_output(0, (q[0], q[1], q[2], v[3]), ctx.input_elem(0))
