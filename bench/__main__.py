@@ -1,15 +1,15 @@
-"""`python -m bench [parse] [infer] [lsp] [lint] [--json]`: each figure next to its budget and onnx's time."""
+"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [--json]`: each figure next to its budget and onnx's time."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from bench import infer, lint, lsp, parse
+from bench import fold, infer, lint, lsp, parse
 
 
 def main(argv: list[str]) -> int:
-    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp", "lint"]
+    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp", "lint", "fold"]
     results = {}
     if "parse" in which:
         r = parse.run()
@@ -34,6 +34,12 @@ def main(argv: list[str]) -> int:
         results["lint"] = r
         print("== lint")
         for line in lint.report(r):
+            print(line)
+    if "fold" in which:
+        r = fold.run()
+        results["fold"] = r
+        print("== fold")
+        for line in fold.report(r):
             print(line)
     if "--json" in argv:
         print(json.dumps(results, indent=2))

@@ -15,6 +15,8 @@ from graphlsp.graph.build import build_model
 from graphlsp.graph.core import Model, Node
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.refiner import ShapeRefiner
+from graphlsp.runner import DEFAULT_CAP, Runner
+from graphlsp.runner.fold import FoldPlan
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece, ReparseReport, SyntaxDocument
 
@@ -60,14 +62,18 @@ def _graphs_in(v: t.AttrValue | None) -> bool:
 
 
 class Analysis:
-    def __init__(self, text: str | SyntaxDocument) -> None:
+    def __init__(self, text: str | SyntaxDocument, fold_size_cap: int = DEFAULT_CAP) -> None:
         self.doc = text if isinstance(text, SyntaxDocument) else SyntaxDocument(text)
+        self.fold_size_cap = fold_size_cap  # bytes: the largest value the runner builds (`fold-size-cap`)
         self.model: Model
         self.refiner: ShapeRefiner
+        self.runner: Runner
         self._structural: list[_Anchored] = []
         self._structural_pieces: set[Piece | None] = set()
         self.cache: dict[str, object] = {}  # indexes built by the layers above; emptied by every edit
         self._node_by_piece: dict[Piece, Node] = {}
+        self._fold: FoldPlan | None = None  # kept across edits that keep the graph; see fold_plan
+        self._fold_dirty: list[Node] = []
         self._rebuild()
 
     def _rebuild(self) -> int:
@@ -80,7 +86,9 @@ class Analysis:
         if self.model.graph is not None:
             for node in self.model.graph.nodes:
                 self._node_by_piece[node.piece] = node
-        self.refiner = ShapeRefiner(self.model, self.doc)
+        self.runner = Runner(self.model, self.doc, self.fold_size_cap)
+        self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.doc, self.runner)
+        self._fold = None
         return self.refiner.run().inferred
 
     # ---- edits
@@ -90,10 +98,13 @@ class Analysis:
         changed = self._patch(report) if report.mode == "incremental" else None
         if changed is None:
             return EditReport(report, "rebuilt", self._rebuild())
-        rerun = self.refiner.rerun(changed)
+        rerun = self.runner.rerun(self.refiner, changed)  # the refiner's rerun, and the values computed from them
         if self.refiner.stale_unions:  # symbol equalities cannot be unlearned: infer afresh (graph kept)
-            self.refiner = ShapeRefiner(self.model, self.doc)
+            self.runner.clear()
+            self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.doc, self.runner)
+            self._fold = None
             return EditReport(report, "patched", self.refiner.run().inferred)
+        self._fold_dirty += [*changed, *rerun.nodes, *self.runner.moved]
         return EditReport(report, "patched", rerun.inferred, rerun.nodes)
 
     def _patch(self, report: ReparseReport) -> list[Node] | None:
@@ -152,5 +163,15 @@ class Analysis:
             related = [(m, s + (p.origin if p else 0), e + (p.origin if p else 0)) for m, p, s, e in a.related]
             out.append(Finding(f.code, f.message, a.start + o, a.end + o, f.severity, related, f.kind))
         out.extend(self.refiner.findings())
+        out.extend(self.fold_plan().findings())
         out.sort(key=lambda f: (f.start, f.code))
         return out
+
+    def fold_plan(self) -> FoldPlan:
+        """What folds into constants (GL4xx hints and the fold rewrite), brought up to date with the edits."""
+        if self._fold is None:
+            self._fold = FoldPlan.of(self)
+        elif self._fold_dirty:
+            self._fold.update(self, self._fold_dirty)
+        self._fold_dirty = []
+        return self._fold

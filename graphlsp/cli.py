@@ -1,4 +1,4 @@
-"""The `graphlsp` command: check, rules, rule, shapes, convert, serve."""
+"""The `graphlsp` command: check, rules, rule, shapes, fold, convert, serve."""
 
 from __future__ import annotations
 
@@ -80,7 +80,12 @@ def _check(args: argparse.Namespace) -> int:
                 print(f"note: {r.path} is a binary model; its lines are those of `graphlsp convert {r.path} "
                       f"{r.path[:-5]}.onnxtxt`")  # fmt: skip
     if fmt in ("text", "concise") and not args.quiet:
-        print(summary(diagnostics, len(files)))
+        failed = sum(1 for r in results if r.error)
+        if failed:  # never "All checks passed" when a file was not checked at all
+            checked = f"; found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} in the others"
+            print(f"{failed} of {len(files)} file{'s' if len(files) != 1 else ''} could not be checked{checked}.")
+        else:
+            print(summary(diagnostics, len(files)))
     if status == EXIT_USAGE:
         return status
     failing = {"error", "warning"} if args.strict else {"error"}
@@ -188,6 +193,43 @@ def _shapes(args: argparse.Namespace) -> int:
     return EXIT_ERRORS if any(p.code.startswith("GL1") for p in doc.problems) else EXIT_CLEAN
 
 
+def _fold(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from graphlsp.lint.config import ConfigError, load_settings
+    from graphlsp.lint.diagnostics import collect
+    from graphlsp.lint.output import format_text
+    from graphlsp.runner.rewrite import fold_text
+    from graphlsp.source import read_source
+    from graphlsp.syntax.document import SyntaxDocument
+
+    try:
+        source = read_source(args.file)
+        cap = args.size_cap if args.size_cap is not None else load_settings(args.file).fold_size_cap
+    except OSError as e:
+        print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    except ConfigError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if source.error:
+        print(f"{args.file}:1:1: {source.error[0]} {source.error[1]}", file=sys.stderr)
+        return EXIT_ERRORS
+    doc = SyntaxDocument(source.text)
+    if doc.problems:  # folding a file that does not parse would guess at its meaning
+        sys.stderr.write(format_text(d for d in collect(doc, args.file) if d.code.startswith("GL1")))
+        return EXIT_ERRORS
+    run = fold_text(source.text, cap)
+    r = run.result
+    if args.output in (None, "-"):
+        sys.stdout.write(run.text)
+    else:
+        Path(args.output).write_text(run.text, encoding="utf-8")
+    print(f"{args.file}: folded {r.folded} node{'s' if r.folded != 1 else ''} into {r.constants} Constant"
+          f"{'s' if r.constants != 1 else ''}, removed {r.removed} more ({run.seconds:.2f} s)", file=sys.stderr)
+    return EXIT_CLEAN
+
+
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
@@ -228,6 +270,12 @@ def build_parser() -> argparse.ArgumentParser:
     shapes.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
     shapes.add_argument("--format", choices=["text", "json"], default="text")
     shapes.set_defaults(func=_shapes)
+
+    fold = sub.add_parser("fold", help="fold constant subgraphs into Constants (the rest of the text is kept)")
+    fold.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
+    fold.add_argument("-o", "--output", help="where to write the folded text (default: standard output)")
+    fold.add_argument("--size-cap", type=int, help="bytes: the largest value to compute (default: fold-size-cap)")
+    fold.set_defaults(func=_fold)
 
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")

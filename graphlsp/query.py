@@ -8,10 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from graphlsp.analysis import Analysis
 from graphlsp.graph.core import Graph, Node, Value
 from graphlsp.infer.types import ELEM_BY_NAME, type_str
 from graphlsp.ops.signature import signature
+from graphlsp.runner.fold import CONSTANT
+from graphlsp.runner.tensors import preview
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece
 
@@ -141,10 +145,10 @@ def _value_hover(a: Analysis, value: Value) -> str:
         shown = ", ".join(f"`{n.op_type}` ({_line(a, n.op_span)})" for n in consumers[:6])
         more = f" and {len(consumers) - 6} more" if len(consumers) > 6 else ""
         lines.append(f"consumed by {shown}{more}")
+    known = constant_of(a, value)
     x = a.refiner.values.get(value)
-    if x is not None and x.const is not None and x.const.size <= 1024:
-        flat = x.const.reshape(-1)[:8].tolist()
-        lines.append(f"value: `{flat}{' ...' if x.const.size > 8 else ''}`")
+    if known is not None:
+        lines.append(f"value: `{preview(known)}`")
     elif x is not None and x.sv is not None:
         lines.append(f"value: `[{', '.join('?' if v is None else str(v) for v in x.sv)}]`")
     return "\n\n".join(line for line in lines if line != "") if len(lines) > 2 else lines[0]
@@ -269,6 +273,27 @@ class InlayHint:
     label: str
 
 
+SHORT_CONSTANT = 8  # elements: constants this small are shown in full in inlay hints
+
+
+def constant_of(a: Analysis, value: Value) -> np.ndarray | None:
+    """The value's compile-time constant when inference or the constant folder knows it."""
+    x = a.refiner.values.get(value)
+    if x is not None and x.const is not None:
+        return x.const
+    fold = a.fold_plan().folds.get(value.producer) if value.producer is not None else None
+    if fold is not None and fold.kind == CONSTANT:
+        got = fold.values.get(value)
+        return got if isinstance(got, np.ndarray) else None
+    return None
+
+
+def short_value(arr: np.ndarray) -> str:
+    """`[0, 0, 2, 8]` or `0.5`: a small constant as the hint shows it."""
+    items = [preview(np.asarray(x)).split(" ", 1)[1] for x in arr.reshape(-1)]
+    return items[0] if arr.ndim == 0 else f"[{', '.join(items)}]"
+
+
 def inlay_hints(a: Analysis, start: int = 0, end: int | None = None) -> list[InlayHint]:
     """The inferred type after each node output in [start, end): `: float[batch, 16]`."""
     end = len(a.doc.text) if end is None else end
@@ -280,8 +305,13 @@ def inlay_hints(a: Analysis, start: int = 0, end: int | None = None) -> list[Inl
                 if v is None or span is None or not start <= span[1] <= end:
                     continue
                 ty = a.refiner.type_of(v)
-                if ty is not None:
-                    out.append(InlayHint(span[1], f": {type_str(ty)}"))
+                if ty is None:
+                    continue
+                label = f": {type_str(ty)}"
+                known = constant_of(a, v) if n.op_type != "Constant" else None  # a Constant shows its value
+                if known is not None and known.size <= SHORT_CONSTANT:
+                    label += f" = {short_value(known)}"
+                out.append(InlayHint(span[1], label))
     out.sort(key=lambda h: h.offset)
     return out
 

@@ -170,6 +170,28 @@ DOCS: dict[str, RuleDoc] = {
     ),
     "GL317": RuleDoc("Another shape or type inconsistency the op's rules detect.", "", "See the message."),
     "GL399": RuleDoc("A shape rule failed inside graphlsp: a bug.", "", "Report it with the model."),
+    "GL401": RuleDoc(
+        "Every run recomputes a value that never changes; runtimes and converters see an op where a constant "
+        "would do (onnxruntime folds it at load time, other tools may not).",
+        H + "g (float[N] x) => (float[N] y) {\n  two = Constant <value = float {2}> ()\n  four = Mul (two, two)\n"
+        "  y = Mul (x, four)\n}\n",
+        "`graphlsp fold FILE` (or the quick fix) turns each maximal constant subgraph into one Constant per value "
+        "still used; the rest of the file stays byte-identical.",
+    ),
+    "GL402": RuleDoc(
+        "Exporters build Reshape targets from Shape -> Gather -> Unsqueeze -> Concat at run time; with 0 (copy the "
+        "input's dim) the target is a constant and the plumbing goes, as onnxruntime's optimizer does.",
+        H + "g (float[N, 8] x) => (float[N, 2, 4] y) {\n  s = Shape (x)\n  i = Constant <value = int64[1] {0}> ()\n"
+        "  n = Gather <axis = 0> (s, i)\n  tail = Constant <value = int64[2] {2, 4}> ()\n"
+        "  target = Concat <axis = 0> (n, tail)\n  y = Reshape (x, target)\n}\n",
+        "`graphlsp fold FILE` (or the quick fix) writes the constant target, e.g. `[0, 2, 4]`.",
+    ),
+    "GL403": RuleDoc(
+        "The node's inputs are all known, and evaluating it fails: it fails the same way at run time.",
+        H + "g (float[N] x) => (float[N] y, int64 q) {\n  a = Constant <value = int64 {6}> ()\n"
+        "  b = Constant <value = int64 {0}> ()\n  q = Div (a, b)\n  y = Relu (x)\n}\n",
+        "Fix the constant (a zero divisor, an index outside its dimension) or the computation that produces it.",
+    ),
     "GL501": RuleDoc(
         "A suppression that suppresses nothing hides nothing but keeps readers guessing; it outlived its reason.",
         H + "g (float[N] x) => (float[N] y) {\n  y = Relu (x)  # noqa: GL301\n}\n",

@@ -92,7 +92,38 @@ def _declared_conflict(a: Analysis, f: Finding) -> list[Fix]:
     return []
 
 
-_FIXERS = {"GL204": _unknown_op, "GL205": _missing_import, "GL207": _unused, "GL315": _declared_conflict}
+def _fold(a: Analysis, f: Finding) -> list[Fix]:
+    from graphlsp.runner.rewrite import fold_edits
+
+    plan = a.fold_plan()
+    node = next((n for n in plan.folds if n.op_span[0] == f.start), None)
+    if node is None:
+        return []
+    part = plan.component(node)
+    edits = fold_edits(a, part).edits
+    fixes = [Fix(f"Fold this constant subgraph ({len(part)} node{'s' if len(part) != 1 else ''}) into Constants",
+                 edits, safe=False)] if edits else []  # fmt: skip
+    if len(plan.folds) > len(part):
+        every = fold_all(a)
+        if every is not None:
+            fixes.append(every)
+    return fixes
+
+
+def fold_all(a: Analysis) -> Fix | None:
+    """"Fold all constants": every maximal constant subgraph of the file, or None when nothing folds."""
+    from graphlsp.runner.rewrite import fold_edits
+
+    plan = a.fold_plan()
+    edits = fold_edits(a).edits if plan.folds else []
+    if not edits:
+        return None
+    n = len(plan.folds)
+    return Fix(f"Fold every constant subgraph in the file ({n} node{'s' if n != 1 else ''})", edits, safe=False)
+
+
+_FIXERS = {"GL204": _unknown_op, "GL205": _missing_import, "GL207": _unused, "GL315": _declared_conflict,
+           "GL401": _fold, "GL402": _fold}  # fmt: skip
 
 
 def fixes_for(a: Analysis, f: Finding) -> list[Fix]:

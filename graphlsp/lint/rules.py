@@ -76,6 +76,12 @@ RULES: dict[str, Rule] = {
              "of unknown shape."),
         Rule("GL317", "shape-error", "error", "Another shape or type inconsistency."),
         Rule("GL399", "inference-internal-error", "warning", "A shape rule failed inside graphlsp (a bug)."),
+        Rule("GL401", "constant-foldable", "hint", "A node whose outputs are compile-time constants: it can be "
+             "a Constant."),
+        Rule("GL402", "reshape-target-foldable", "hint", "A Reshape target computed at run time that can be a "
+             "constant (0 copies a dim)."),
+        Rule("GL403", "constant-evaluation-error", "error", "A node that fails on its constant inputs (division "
+             "by zero, index out of range)."),
         Rule("GL501", "unused-suppression", "warning", "A `# noqa` comment that suppresses nothing."),
     ]
 }

@@ -44,7 +44,7 @@ def lint_text(
     """One file's diagnostics as `check` reports them: enabled rules, severities from settings, suppressions."""
     from graphlsp.analysis import Analysis
 
-    analysis = Analysis(text)
+    analysis = Analysis(text, settings.fold_size_cap)
     diags = [] if source_error and source_error[0] == "GL106" else collect_analysis(analysis, path)
     if source_error:
         code, message, offset = source_error

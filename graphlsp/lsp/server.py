@@ -99,6 +99,8 @@ class GraphLspServer(LanguageServer):
             return []
         enc = self.encoding
         settings = self.settings_for(state.uri)
+        if settings.fold_size_cap != a.fold_size_cap:  # the setting changed: evaluate again under the new cap
+            a = state.analysis = Analysis(a.doc, settings.fold_size_cap)
         diags = finalize(collect_analysis(a, state.uri), a.doc.text, state.uri, settings)
         return [convert.diagnostic(a.doc.lines, d, state.uri, enc) for d in diags]
 
@@ -200,7 +202,7 @@ async def did_open(ls: GraphLspServer, params: lsp.DidOpenTextDocumentParams) ->
     ls._settings.pop(doc.uri, None)  # the project's config may have changed since
 
     def open_() -> None:
-        state.analysis = Analysis(doc.text)
+        state.analysis = Analysis(doc.text, ls.settings_for(doc.uri).fold_size_cap)
 
     await ls.submit(state, open_)
     await _publish_if_latest(ls, state, doc.version)
@@ -226,7 +228,7 @@ async def did_change(ls: GraphLspServer, params: lsp.DidChangeTextDocumentParams
                 end = convert.offset(lines, change.range.end, enc)
                 a.apply_edit(start, end, change.text)
             else:
-                a = state.analysis = Analysis(change.text)
+                a = state.analysis = Analysis(change.text, ls.settings_for(state.uri).fold_size_cap)
 
     await ls.submit(state, apply)
     await _publish_if_latest(ls, state, version)
@@ -449,31 +451,52 @@ async def workspace_symbols(ls: GraphLspServer, params: lsp.WorkspaceSymbolParam
     return out
 
 
+FOLD_ALL = lsp.CodeActionKind.Source + ".foldConstants"  # "fold all constants" for the whole file
+
+
 @server.feature(
-    lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
+    lsp.TEXT_DOCUMENT_CODE_ACTION,
+    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source, FOLD_ALL]),
 )
 @_guard([])
 async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-    from graphlsp.lint.fixes import fixes_for
+    from graphlsp.lint.fixes import fixes_for, fold_all
 
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None:
         return []
     a, enc = state.analysis, ls.encoding
     lines = a.doc.lines
+    only = params.context.only
+
+    def wanted(kind: str) -> bool:
+        return not only or any(kind == k or kind.startswith(k + ".") for k in only)
+
+    def workspace_edit(edits: list[tuple[int, int, str]]) -> lsp.WorkspaceEdit:
+        text_edits = [lsp.TextEdit(range=convert.span_range(lines, s, e, enc), new_text=t) for s, e, t in edits]
+        return lsp.WorkspaceEdit(changes={state.uri: text_edits})
+
     lo = convert.offset(lines, params.range.start, enc)
     hi = convert.offset(lines, params.range.end, enc)
     actions = []
-    for f in a.findings():
-        if f.end < lo or f.start > hi:
-            continue
-        diag = next((d for d in params.context.diagnostics if d.code == f.code), None)
-        for fix in fixes_for(a, f):
-            edits = [lsp.TextEdit(range=convert.span_range(lines, s, e, enc), new_text=txt) for s, e, txt in fix.edits]
-            actions.append(lsp.CodeAction(
-                title=fix.title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag] if diag else None,
-                edit=lsp.WorkspaceEdit(changes={state.uri: edits}), is_preferred=fix.safe,
-            ))  # fmt: skip
+    titles = set()
+    if wanted(lsp.CodeActionKind.QuickFix):
+        for f in a.findings():
+            if f.end < lo or f.start > hi:
+                continue
+            diag = next((d for d in params.context.diagnostics if d.code == f.code), None)
+            for fix in fixes_for(a, f):
+                if fix.title in titles:
+                    continue
+                titles.add(fix.title)
+                actions.append(lsp.CodeAction(
+                    title=fix.title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag] if diag else None,
+                    edit=workspace_edit(fix.edits), is_preferred=fix.safe,
+                ))  # fmt: skip
+    if wanted(FOLD_ALL):
+        every = fold_all(a)
+        if every is not None and every.title not in titles:
+            actions.append(lsp.CodeAction(title=every.title, kind=FOLD_ALL, edit=workspace_edit(every.edits)))
     return actions
 
 

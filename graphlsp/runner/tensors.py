@@ -109,7 +109,7 @@ def constant_node_text(name: str, value: np.ndarray, label: str | None = None) -
     if not isinstance(value, np.ndarray):
         return None
     try:
-        tensor = numpy_helper.from_array(np.ascontiguousarray(value))
+        tensor = numpy_helper.from_array(value if value.flags.c_contiguous else value.copy())  # 0-d stays 0-d
     except Exception:
         return None
     kwargs: dict[str, Any] = {"name": label} if label is not None else {}

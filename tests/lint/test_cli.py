@@ -62,6 +62,23 @@ def test_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(capsys, "check", "--no-cache", "--strict", str(warn))[0] == 1
 
 
+def test_a_file_that_cannot_be_checked_is_never_reported_as_passing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import graphlsp.lint.runner as runner
+
+    clean = write(tmp_path, "clean.onnxtxt", CLEAN)
+
+    def crash(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(runner, "check_file", crash)
+    code, out, err = run(capsys, "check", "--no-cache", "-j", "1", str(clean))
+    assert code == 2
+    assert "internal error: RuntimeError: boom" in err
+    assert "All checks passed" not in out and "1 of 1 file could not be checked" in out
+
+
 def test_text_output_has_source_line_caret_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = write(tmp_path, "m.onnxtxt", H + "g (float[N] x) => (float[N] y) {\n  y = Relu (zz)\n}\n")
     code, out, _ = run(capsys, "check", "--no-cache", str(p))

@@ -251,3 +251,66 @@ async def test_pull_client_diagnostics_follow_edits(neovim: LanguageClient) -> N
     assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
     codes = {d.code for d in report.items}
     assert "GL101" not in codes and "GL201" in codes
+
+
+FOLDABLE = """<ir_version: 10, opset_import: ["" : 21]>
+g (float[N, 4] x) => (float[N, 4] y) {
+  # scale = 1 / (2 * 2)
+  two = Constant <value = float {2}> ()
+  four = Mul (two, two)
+  scale = Reciprocal (four)
+  y = Mul (x, scale)
+}
+"""
+
+
+def _offsets_edits(text: str, action: lsp.CodeAction, uri: str, enc: str) -> list[tuple[int, int, str]]:
+    from graphlsp.syntax.positions import LineIndex
+
+    assert action.edit is not None and action.edit.changes is not None
+    lines = LineIndex(text)
+    return [(lines.offset(e.range.start.line, e.range.start.character, enc),
+             lines.offset(e.range.end.line, e.range.end.character, enc), e.new_text) for e in action.edit.changes[uri]]  # fmt: skip
+
+
+@pytest.mark.asyncio
+async def test_fold_hints_quick_fix_and_fold_all_constants(client: LanguageClient) -> None:
+    from graphlsp.lint.fixes import apply_edits
+    from graphlsp.runner.rewrite import fold_text
+
+    enc = "utf-16"  # the text is ASCII: the same columns in either encoding
+    text = FOLDABLE
+    uri = _open(client, ROOT / "foldable.onnxtxt", text)
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    report = await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(text_document=doc))
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
+    hints = [d for d in report.items if d.code == "GL401"]
+    assert len(hints) == 2 and all(d.severity == lsp.DiagnosticSeverity.Hint for d in hints)
+    # hover previews the computed constant, the inlay hint shows it after the type
+    hover = await client.text_document_hover_async(lsp.HoverParams(text_document=doc, position=_pos(text, "\n  scale =", 3)))
+    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+    assert "value: `float 0.25`" in hover.contents.value
+    whole = lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=99, character=0))
+    inlay = await client.text_document_inlay_hint_async(lsp.InlayHintParams(text_document=doc, range=whole))
+    assert inlay is not None and ": float = 0.25" in {str(h.label) for h in inlay}
+    # the quick fix on a hint folds its subgraph; the rest of the file (the comment, y's line) stays
+    at = _pos(text, "Reciprocal")
+    actions = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=doc, range=lsp.Range(start=at, end=at), context=lsp.CodeActionContext(diagnostics=hints)))  # fmt: skip
+    assert actions is not None
+    [fix] = [x for x in actions if isinstance(x, lsp.CodeAction) and x.title.startswith("Fold this constant")]
+    assert fix.kind == lsp.CodeActionKind.QuickFix
+    folded = apply_edits(text, _offsets_edits(text, fix, uri, enc))
+    assert folded == text.replace(
+        "  two = Constant <value = float {2}> ()\n  four = Mul (two, two)\n  scale = Reciprocal (four)\n",
+        "  scale = Constant <value: tensor = float {0.25}> ()\n",
+    )
+    # "fold all constants" is a source action, offered wherever the cursor is
+    top = lsp.Position(line=0, character=0)
+    source = await client.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=doc, range=lsp.Range(start=top, end=top),
+        context=lsp.CodeActionContext(diagnostics=[], only=[lsp.CodeActionKind.Source])))  # fmt: skip
+    assert source is not None
+    [every] = [x for x in source if isinstance(x, lsp.CodeAction)]
+    assert every.kind == "source.foldConstants"
+    assert apply_edits(text, _offsets_edits(text, every, uri, enc)) == fold_text(text).text == folded

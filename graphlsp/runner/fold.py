@@ -1,0 +1,338 @@
+"""What folds: seed 004's IsConstantFoldable / FindConstantFoldableNodes over the main graph.
+
+A node folds when it is deterministic, has no subgraph, and its outputs are compile-time constants: all its
+inputs are constants (Constant outputs, initializers, values folded before it), or inference already knows
+every output (Shape of a static tensor, Gather of a shape's static dim). Folding must not grow the model: a
+node whose outputs exceed both 1 KiB and the bytes of its constant inputs (ConstantOfShape, Expand, Tile, Range
+building a weight from a small description) stays a node, and so does everything downstream of it; nothing
+larger than the size cap is ever built. Inputs with a default (an initializer sharing a graph input's name) can
+be overridden at run time, so they are not constants (IR < 4 excepted, as onnxruntime treats them).
+
+Shape-only folds: a shape value with symbolic dims that only Reshape reads can still become a constant, with 0
+for a dim copied from the data input (Reshape's allowzero=0 rule) and at most one -1; this is what onnxruntime's
+optimizer writes as `[0, 0, 4, 16]`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from graphlsp.graph.core import Node, Value
+from graphlsp.graph.findings import Finding
+from graphlsp.infer import dims as d
+from graphlsp.infer.types import TensorType, shape_str
+from graphlsp.runner import tensors
+from graphlsp.runner.runner import CACHE_LIMIT, is_random
+
+if TYPE_CHECKING:
+    from graphlsp.analysis import Analysis
+
+CONSTANT = "constant"  # GL401: the node's outputs are compile-time constants
+RESHAPE_TARGET = "reshape-target"  # GL402: a shape value only Reshape reads, constant with 0 and -1
+FOLDABLE, RESHAPE_FOLDABLE, EVAL_ERROR = "GL401", "GL402", "GL403"
+
+
+@dataclass(slots=True)
+class Fold:
+    node: Node
+    kind: str
+    values: dict[Value, Any]  # each output the node produces -> its constant value
+    detail: str = ""  # GL402: the shape value it stands for
+    _message: str = ""
+
+    @property
+    def code(self) -> str:
+        return FOLDABLE if self.kind == CONSTANT else RESHAPE_FOLDABLE
+
+    def message(self) -> str:
+        if not self._message:
+            op = self.node.op_type
+            if self.kind == CONSTANT:
+                what = "; ".join(tensors.preview(v) for v in self.values.values())
+                many = len(self.values) > 1
+                self._message = (f"{op} computes {'constants' if many else 'a constant'}: {what} "
+                                 f"(`graphlsp fold` makes it a Constant)")  # fmt: skip
+            else:
+                value = next(iter(self.values.values()))
+                self._message = (f"{op} computes the Reshape target {self.detail}, which can be the constant "
+                                 f"{tensors.preview(value)} (0 copies the input's dim)")  # fmt: skip
+        return self._message
+
+
+class FoldPlan:
+    """The folds of one analysis (in topological order) and the nodes that fail on their constant inputs.
+
+    Kept across edits: `update` re-examines the nodes an edit re-inferred and, downstream, those whose inputs
+    changed constness or value, so an edit costs its cone rather than the whole graph.
+    """
+
+    def __init__(self, a: Analysis) -> None:
+        self.folds: dict[Node, Fold] = {}
+        self._finder = _Finder(a, self)
+
+    @classmethod
+    def of(cls, a: Analysis) -> FoldPlan:
+        plan = cls(a)
+        if a.model.graph is not None:
+            plan._finder.run()
+        return plan
+
+    def update(self, a: Analysis, nodes: list[Node]) -> int:
+        """Re-examine after an edit that kept the graph's structure; returns how many nodes were visited."""
+        self._finder.rebind(a)
+        return self._finder.update(nodes)
+
+    @property
+    def errors(self) -> dict[Node, str]:
+        """Nodes that fail on their constant inputs (GL403), as the runner last found them."""
+        return self._finder.runner.errors
+
+    def findings(self) -> list[Finding]:
+        out = []
+        for f in self.folds.values():
+            s, e = f.node.op_span
+            out.append(Finding(f.code, f.message(), s, e, "hint"))
+        for node, message in self.errors.items():
+            s, e = node.op_span
+            out.append(Finding(EVAL_ERROR, f"{node.op_type}: fails on its constant inputs: {message}", s, e, "error"))
+        return out
+
+    def component(self, node: Node) -> set[Node]:
+        """The folds connected to `node` through the values they share (one maximal constant subgraph)."""
+        seen = {node}
+        work = [node]
+        while work:
+            n = work.pop()
+            near = [v.producer for v in n.inputs if v is not None and v.producer is not None]
+            for out in n.outputs:
+                if out is not None:
+                    near += [c for c, _ in out.consumers]
+            for m in near:
+                if m in self.folds and m not in seen:
+                    seen.add(m)
+                    work.append(m)
+        return seen
+
+
+class _Finder:
+    def __init__(self, a: Analysis, plan: FoldPlan) -> None:
+        self.plan = plan
+        self.rebind(a)
+        ir = a.model.ir_version
+        self.old_ir = ir is not None and ir < 4
+        self.opset = a.model.opset_imports.get("")  # the Constant written must exist at this version
+        self.const: dict[Value, int] = {}  # value -> its bytes, for constants
+        self.tainted: set[Value] = set()  # values computed from an overridable input's default
+        self._order: dict[Node, int] = {}
+
+    def rebind(self, a: Analysis) -> None:
+        self.a = a
+        self.runner = a.runner
+        self.refiner = a.refiner
+        self.runner.refiner = a.refiner
+
+    def run(self) -> None:
+        graph = self.a.model.graph
+        assert graph is not None
+        for node in graph.topological_order():
+            self._visit(node)
+        for node in graph.nodes:
+            self._reshape_target(node)
+
+    def update(self, nodes: list[Node]) -> int:
+        import heapq
+
+        graph = self.a.model.graph
+        if graph is None:
+            return 0
+        if not self._order:
+            self._order = {n: i for i, n in enumerate(graph.topological_order())}
+        heap: list[tuple[int, int, Node]] = []
+        queued: set[Node] = set()
+
+        def push(n: Node) -> None:
+            top = graph.top_node(n)
+            if top is not None and top not in queued:
+                queued.add(top)
+                heapq.heappush(heap, (self._order.get(top, len(self._order)), id(top), top))
+
+        for n in nodes:
+            push(n)
+        first = set(queued)
+        targets: set[Node] = set()
+        visited = 0
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            visited += 1
+            if self._visit(node) or node in first:
+                for out in node.outputs:
+                    for consumer, _ in out.consumers if out is not None else ():
+                        push(consumer)
+            targets.add(node)
+            shape_in = node.inputs[1] if node.op_type == "Reshape" and len(node.inputs) > 1 else None
+            if shape_in is not None and shape_in.producer is not None:
+                targets.add(shape_in.producer)
+        for node in targets:
+            self._reshape_target(node)
+        return visited
+
+    def _visit(self, node: Node) -> bool:
+        """(Re)compute the node's fold; True when its outputs' constness or values changed."""
+        outs = [v for v in node.outputs if v is not None]
+        old = self.plan.folds.pop(node, None)  # a Reshape target is decided after the pass: not compared
+        before = (old if old is not None and old.kind == CONSTANT else None, [self.const.pop(v, None) for v in outs])
+        for v in outs:
+            self.tainted.discard(v)
+        if any(v is not None and self._tainted(v) for v in (*node.inputs, *node.implicit.values())):
+            self.tainted.update(outs)
+        elif node.op_type == "Constant" and node.domain == "":
+            self._constant(node)
+        else:
+            self._consider(node)
+        after = (self.plan.folds.get(node), [self.const.get(v) for v in outs])
+        return not _same_fold(before, after)
+
+    def _tainted(self, v: Value) -> bool:
+        if v in self.tainted:
+            return True
+        return v.kind == "input" and v.is_initializer and not self.old_ir and v.graph.kind == "model"
+
+    def _is_const(self, v: Value | None) -> bool:
+        if v is None:
+            return True
+        if v.kind == "initializer" or (v.kind == "input" and v.is_initializer and self.old_ir):
+            if v not in self.const:
+                ok, val = self.runner.known(v)
+                if not ok:
+                    return False
+                self.const[v] = tensors.nbytes(val)
+            return True
+        return v in self.const
+
+    def _constant(self, node: Node) -> None:
+        for out in node.outputs:
+            if out is not None:
+                ty = self.refiner.type_of(out)
+                size = tensors.type_bytes(ty)
+                if size is not None:
+                    self.const[out] = size
+
+    def _known_by_inference(self, out: Value) -> bool:
+        x = self.refiner.values.get(out)
+        if x is None:
+            return False
+        if x.const is not None:
+            return True
+        return x.sv is not None and all(isinstance(s, int) for s in x.sv) and tensors.static_shape(x.type) is not None
+
+    def _consider(self, node: Node) -> None:
+        outs = [v for v in node.outputs if v is not None]
+        if not outs or node.subgraphs or is_random(node.op_type) or not self.runner.evaluable(node):
+            return
+        inputs = [v for v in (*node.inputs, *node.implicit.values()) if v is not None]
+        from_inputs = all(self._is_const(v) for v in inputs)
+        if not from_inputs and not all(self._known_by_inference(v) for v in outs):
+            return
+        in_bytes = sum(self.const.get(v, 0) for v in inputs) if from_inputs else 0
+        sizes = [tensors.type_bytes(self.refiner.type_of(v)) for v in outs]
+        known = [s for s in sizes if s is not None]
+        if len(known) == len(sizes) and not self._fits(sum(known), in_bytes):
+            return
+        values: dict[Value, Any] = {}
+        for v in outs:
+            ok, val = self.runner.known(v)
+            if not ok or not writable(val, self.opset):
+                return
+            values[v] = val
+        total = sum(tensors.nbytes(x) for x in values.values())
+        if not self._fits(total, in_bytes):
+            return
+        for v, val in values.items():
+            self.const[v] = tensors.nbytes(val)
+        self.plan.folds[node] = Fold(node, CONSTANT, values)
+
+    def _fits(self, out_bytes: int, in_bytes: int) -> bool:
+        if out_bytes > self.runner.size_cap:
+            return False
+        return out_bytes <= CACHE_LIMIT or out_bytes <= in_bytes  # no growing a weight out of a description
+
+    def _reshape_target(self, node: Node) -> None:
+        old = self.plan.folds.get(node)
+        if old is not None:
+            if old.kind != RESHAPE_TARGET:
+                return
+            del self.plan.folds[node]
+        outs = [v for v in node.outputs if v is not None]
+        if len(outs) != 1 or node.op_type == "Constant" or is_random(node.op_type) or node.subgraphs:
+            return
+        v = outs[0]
+        if v in self.const or v.graph_outputs or not v.consumers or self._tainted(v):
+            return
+        x = self.refiner.values.get(v)
+        ty = x.type if x is not None else None
+        if x is None or x.sv is None or not isinstance(ty, TensorType) or ty.elem != 7 or ty.shape != (len(x.sv),):
+            return
+        unifier = self.refiner.unifier
+        encodings = set()
+        for consumer, slot in v.consumers:
+            if consumer.graph is not v.graph or consumer.op_type != "Reshape" or consumer.domain != "" or slot != 1:
+                return
+            if (consumer.version or 0) < 5 or (self.runner.attributes(consumer).get("allowzero") or 0) != 0:
+                return
+            data = self.refiner.type_of(consumer.inputs[0]) if consumer.inputs[0] is not None else None
+            shape = data.shape if isinstance(data, TensorType) else None
+            if shape is None:
+                return
+            enc: list[int | None] = []
+            for i, dim in enumerate(x.sv):
+                if isinstance(dim, int):
+                    enc.append(dim)
+                elif dim is not None and i < len(shape) and d.equal(unifier.canonical(shape[i]),
+                                                                     unifier.canonical(dim)) is True:  # fmt: skip
+                    enc.append(0)
+                else:
+                    enc.append(None)
+            free = [i for i, e in enumerate(enc) if e is None]
+            if len(free) > 1 or (free and -1 in enc):
+                return
+            encodings.add(tuple(-1 if e is None else e for e in enc))
+        if len(encodings) != 1 or (self.opset or 0) < 9:
+            return
+        target = np.array(next(iter(encodings)), dtype=np.int64)
+        self.plan.folds[node] = Fold(node, RESHAPE_TARGET, {v: target}, shape_str(x.sv))
+
+
+def writable(value: Any, opset: int | None) -> bool:
+    """Whether a value can become a Constant in the text: a tensor of a type the printer writes out and the
+    imported Constant accepts (floats from opset 1; other types from 9, bfloat16 from 13, 8-bit floats from 19)."""
+    if not isinstance(value, np.ndarray) or opset is None:
+        return False
+    if value.dtype.kind == "f" and value.dtype.itemsize in (2, 4, 8) and value.dtype.name != "bfloat16":
+        return True
+    if opset < 9:
+        return False
+    if value.dtype == object:
+        return all(isinstance(x, (str, bytes)) for x in value.reshape(-1))
+    if value.dtype.kind in "biu":
+        return True
+    name = value.dtype.name
+    return (name.startswith("float8") and opset >= 19) or (name == "bfloat16" and opset >= 13)
+
+
+def _same_fold(a: tuple[Fold | None, list[int | None]], b: tuple[Fold | None, list[int | None]]) -> bool:
+    if a[1] != b[1]:
+        return False
+    fa, fb = a[0], b[0]
+    if fa is None or fb is None:
+        return fa is fb
+    if fa.kind != fb.kind or list(fa.values) != list(fb.values):
+        return False
+    for x, y in zip(fa.values.values(), fb.values.values(), strict=True):
+        if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+            return False
+        if x.dtype != y.dtype or x.shape != y.shape or not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
+            return False
+    return True

@@ -1,0 +1,134 @@
+"""The fold rewrite, as text edits (seed 004's ConstantFold): `graphlsp fold` and the editor's quick fix.
+
+Each maximal constant subgraph becomes one Constant node per value still used, written where the node that
+computed it stood (so the order stays topological) and keeping its label; the folded nodes whose values nothing
+else reads go, and so do the nodes that only fed them (Shape -> Gather -> Unsqueeze plumbing, Constants). Every
+other byte of the file (comments, layout, order) is left as it was.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from graphlsp.graph.core import Graph, Node, Value
+from graphlsp.runner.tensors import constant_node_text
+
+if TYPE_CHECKING:
+    from graphlsp.analysis import Analysis
+
+Edit = tuple[int, int, str]
+
+
+@dataclass(slots=True)
+class FoldResult:
+    edits: list[Edit] = field(default_factory=list)
+    folded: int = 0  # nodes whose values became constants
+    constants: int = 0  # Constant nodes written
+    removed: int = 0  # nodes that went without a replacement (unused folds and what only fed folds)
+
+
+def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
+    """The edits that fold every fold of the analysis (or those in `only`, e.g. one component)."""
+    plan = a.fold_plan()
+    graph = a.model.graph
+    result = FoldResult()
+    if graph is None:
+        return result
+    folds = {n: f for n, f in plan.folds.items() if only is None or n in only}
+    gone: set[Node] = set(folds)
+    keep: dict[Node, list[tuple[Value, Any]]] = {}
+    for node, f in folds.items():
+        keep[node] = [(v, x) for v, x in f.values.items() if v.graph_outputs or _read_outside(graph, v, gone)]
+    removed = [n for n in folds if not keep[n]]
+    for node in reversed(graph.topological_order()):  # consumers first: what only fed folds goes too
+        if node not in gone and _only_feeds(graph, node, gone):
+            gone.add(node)
+            removed.append(node)
+    text = a.doc.text
+    for node, values in keep.items():
+        if not values:
+            continue
+        s, e = node.span
+        lines = []
+        label = node.syntax.label.value if node.syntax.label is not None else ("" if node.syntax.has_label else None)
+        for i, (v, x) in enumerate(values):
+            written = constant_node_text(v.name, x, label if i == 0 else None)
+            if written is None:
+                return FoldResult()  # the plan only folds writable values; never leave a half-done rewrite
+            lines.append(written)
+        line_start = text.rfind("\n", 0, s) + 1
+        indent = text[line_start:s] if not text[line_start:s].strip() else " "
+        result.edits.append((s, e, ("\n" + indent).join(lines)))
+        result.constants += len(values)
+    for node in removed:
+        result.edits.append(_deletion(text, node))
+    result.folded = len(folds)
+    result.removed = len(removed)
+    return result
+
+
+def _read_outside(graph: Graph, v: Value, gone: set[Node]) -> bool:
+    return any(graph.top_node(c) not in gone for c, _ in v.consumers)
+
+
+def _only_feeds(graph: Graph, node: Node, gone: set[Node]) -> bool:
+    """Whether every reader of the node's outputs goes (and at least one does): the node only fed the folds."""
+    fed = False
+    for v in node.outputs:
+        if v is None:
+            continue
+        if v.graph_outputs:
+            return False
+        for c, _ in v.consumers:
+            if graph.top_node(c) not in gone:
+                return False
+            fed = True
+    return fed
+
+
+def _deletion(text: str, node: Node) -> Edit:
+    """The node's statement; its whole line(s) when nothing else is on them (a trailing comment goes with it)."""
+    s, e = node.span
+    line_start = text.rfind("\n", 0, s) + 1
+    line_end = text.find("\n", e)
+    line_end = len(text) if line_end < 0 else line_end
+    after = text[e:line_end].strip()
+    if not text[line_start:s].strip() and (not after or after.startswith("#")):
+        return line_start, min(len(text), line_end + 1), ""
+    return s, e, ""
+
+
+def apply(text: str, edits: list[Edit]) -> str:
+    out = text
+    for s, e, new in sorted(edits, key=lambda x: (x[0], x[1]), reverse=True):
+        out = out[:s] + new + out[e:]
+    return out
+
+
+@dataclass(slots=True)
+class FoldRun:
+    text: str
+    result: FoldResult
+    seconds: float  # analysis, plan and rewrite
+
+
+def fold_text(text: str, size_cap: int | None = None) -> FoldRun:
+    """Fold a whole file: analyse, plan, rewrite."""
+    from graphlsp.analysis import Analysis
+    from graphlsp.runner.runner import DEFAULT_CAP
+
+    t0 = time.perf_counter()
+    a = Analysis(text, size_cap if size_cap is not None else DEFAULT_CAP)
+    result = fold_edits(a)
+    folded = apply(text, result.edits)
+    return FoldRun(folded, result, time.perf_counter() - t0)
+
+
+def non_constant_nodes(text: str) -> int:
+    """How many nodes of the main graph are not Constants (what onnxruntime's optimizer leaves is counted so)."""
+    from graphlsp.syntax.document import SyntaxDocument
+
+    graph = SyntaxDocument(text).model.graph
+    return sum(1 for n in graph.nodes if n.op.op_type != "Constant") if graph is not None else 0
