@@ -3,6 +3,10 @@
 Budgets (issue: language server): open to first diagnostics <= 1.5 s; hover p50 <= 5 ms; a one-node edit (a
 constant's value in the middle of the file) to fresh diagnostics in <= 1/5 of onnx's C++ parser plus shape
 inference on the same text in the same run; resident memory <= 300 MB.
+
+Diagnostics count as arrived when the client has read and parsed the server's JSON: the pygls client then also
+turns each of them into Python objects (about 10 us a diagnostic, 5 ms for gpt_L96's 480 fold hints), which is
+this test client's cost, not the server's, and which VS Code and Neovim do not pay.
 """
 
 from __future__ import annotations
@@ -39,9 +43,20 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
     client = LanguageClient("graphlsp-bench", "1")
     published: asyncio.Queue[lsp.PublishDiagnosticsParams] = asyncio.Queue()
 
+    arrived: dict[int, float] = {}  # document version -> when its diagnostics were read and parsed
+
     @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
         published.put_nowait(params)
+
+    structure = client.protocol.structure_message
+
+    def timed(data: dict[str, Any]) -> Any:  # json.loads' object_hook: the whole message is parsed by now
+        if data.get("method") == lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS and "jsonrpc" in data:
+            arrived.setdefault(data.get("params", {}).get("version", -1), time.perf_counter())
+        return structure(data)
+
+    client.protocol.structure_message = timed  # type: ignore[method-assign]
 
     await client.start_io(sys.executable, "-m", "graphlsp.cli", "serve")
     caps = lsp.ClientCapabilities(
@@ -59,7 +74,7 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
                                                                         text=text))  # fmt: skip
     )
     await published.get()
-    open_s = time.perf_counter() - t0
+    open_s = arrived.get(1, time.perf_counter()) - t0
     lines = LineIndex(text)
     # hovers on values spread over the file
     targets = [i for i in range(len(text)) if text.startswith('"/b.', i) and text[i - 2 : i] == "] "][:: 37][:hovers]
@@ -93,7 +108,7 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
             p = await published.get()
             if p.version == k + 2:
                 break
-        edit_ms.append((time.perf_counter() - t0) * 1000)
+        edit_ms.append((arrived.get(k + 2, time.perf_counter()) - t0) * 1000)
     server_pid = client._server.pid if client._server is not None else 0  # type: ignore[attr-defined]
     rss = _rss_mb(server_pid)
     await client.shutdown_async(None)

@@ -31,6 +31,8 @@ from graphlsp.infer.types import (
     TensorType,
     ValueType,
     elem_name,
+    fully_static,
+    type_of_value,
     type_str,
 )
 from graphlsp.ops import registry
@@ -266,6 +268,7 @@ class ShapeRefiner:
             pass
         except Exception as e:  # a bug in a shape function must not stop the rest of the graph
             ctx.error("GL399", f"internal error in shape inference ({type(e).__name__}: {e})", severity="warning")
+        self._refine_from_values(ctx, node)
         changed = False
         for i, out in enumerate(node.outputs):
             if out is None:
@@ -373,6 +376,46 @@ class ShapeRefiner:
             return
         graph, attrs = body
         self._infer_function(ctx, graph, attrs)
+
+    def _refine_from_values(self, ctx: InferenceContext, node: Node) -> None:
+        """Outputs whose shape depends on input values (NonZero, Unique, Compress, a Loop's outputs) get the
+        shape of the value the evaluator computes, when every input is a constant. A computed constant has a
+        static type, so a node with a tensor input of symbolic shape (an activation) is passed over at once; only
+        graph inputs (an evaluator may be fed them) and sequences (an empty one has no element shape) are asked."""
+        outputs_of = getattr(self.evaluator, "outputs_of", None)
+        if outputs_of is None or any(p.severity == "error" for p in ctx.problems):
+            return
+        outs = ctx.outputs
+        open_ = [
+            i for i, out in enumerate(node.outputs)
+            if out is not None and not fully_static(x.type if i < len(outs) and (x := outs[i]) else None)
+        ]  # fmt: skip
+        if not open_:
+            return
+        deps = [*node.inputs, *node.implicit.values()]
+        known = getattr(self.evaluator, "known", None)
+        for v in deps:  # known values whose type is not static: a fed graph input, an empty sequence
+            if v is not None and not fully_static(ty := self.type_of(v)):
+                if not (v.kind == "input" or isinstance(ty, (SequenceType, OptionalType))):
+                    return
+                if known is None or not known(v)[0]:
+                    return
+        try:
+            got = outputs_of(node, self)
+        except Exception:
+            return
+        if got is None:
+            return
+        for i in open_:
+            x = ctx.outputs[i] if i < len(ctx.outputs) else None
+            ty = type_of_value(got[i] if i < len(got) else None, x.type if x is not None else None)
+            if ty is None:
+                continue
+            val = got[i]
+            const = val if isinstance(val, np.ndarray) and val.dtype != object and val.size <= CONST_CAP else None
+            while len(ctx.outputs) <= i:
+                ctx.outputs.append(None)
+            ctx.outputs[i] = Inferred(ty, x.sv if x is not None else None, const)
 
     # ---- values the shape functions ask for
     def request_value(self, value: Value) -> np.ndarray | None:

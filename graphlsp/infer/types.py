@@ -70,3 +70,55 @@ def type_str(t: ValueType) -> str:
     if isinstance(t, MapType):
         return f"map({elem_name(t.key)}, {type_str(t.value)})"
     return f"optional({type_str(t.elem)})"
+
+
+def fully_static(t: ValueType) -> bool:
+    """Whether every dim of the type is a known int (a sequence's or optional's element type included)."""
+    if isinstance(t, TensorType):
+        return t.shape is not None and all(isinstance(x, int) for x in t.shape)
+    if isinstance(t, (SequenceType, OptionalType)):
+        return fully_static(t.elem)
+    return False
+
+
+def _elem_of_array(value: object) -> int | None:
+    import numpy as np
+    from onnx import helper
+
+    if not isinstance(value, np.ndarray):
+        return None
+    if value.dtype == object or value.dtype.kind in "US":
+        return TensorProto.STRING
+    try:
+        return int(helper.np_dtype_to_tensor_dtype(value.dtype))
+    except Exception:
+        return None
+
+
+def type_of_value(value: object, inferred: ValueType) -> ValueType:
+    """The type a computed value has, keeping what inference knew that the value cannot say (the element type
+    of an empty sequence, the declared element type); None when the value tells nothing new."""
+    import numpy as np
+
+    if isinstance(value, np.ndarray):
+        elem = inferred.elem if isinstance(inferred, TensorType) and inferred.elem is not None else None
+        return TensorType(elem if elem is not None else _elem_of_array(value), tuple(int(x) for x in value.shape))
+    if isinstance(value, list) and value and all(isinstance(x, np.ndarray) for x in value):
+        inner = inferred.elem if isinstance(inferred, SequenceType) else None
+        shapes = {x.shape for x in value}
+        ranks = {len(s) for s in shapes}
+        shape: Shape = None
+        if len(shapes) == 1:
+            shape = tuple(int(x) for x in next(iter(shapes)))
+        elif len(ranks) == 1:  # elements of one rank: the dims they agree on; inference's symbols elsewhere
+            cols = list(zip(*shapes, strict=True))
+            before = inner.shape if isinstance(inner, TensorType) and inner.shape is not None else None
+            if before is not None and len(before) != len(cols):
+                before = None
+            shape = tuple(int(c[0]) if len(set(c)) == 1 else (before[i] if before else None)
+                          for i, c in enumerate(cols))  # fmt: skip
+        elif isinstance(inner, TensorType):
+            shape = inner.shape
+        elem = inner.elem if isinstance(inner, TensorType) and inner.elem is not None else _elem_of_array(value[0])
+        return SequenceType(TensorType(elem, shape))
+    return None

@@ -59,13 +59,17 @@ def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) 
     """Settings (selected rules, severities) and suppressions applied to a file's diagnostics."""
     from graphlsp.lint import suppress
 
+    enabled: dict[str, bool] = {}  # per code: a file has many diagnostics of few codes
     kept = []
     for d in diags:
-        if settings.enabled(d.code, path):
+        on = enabled.get(d.code)
+        if on is None:
+            on = enabled[d.code] = settings.enabled(d.code, path)
+        if on:
             d.severity = settings.severity_of(d.code, d.severity)
             kept.append(d)
     kept = suppress.apply(kept, text, path)
-    return [d for d in kept if settings.enabled(d.code, path)]
+    return [d for d in kept if enabled.get(d.code) or settings.enabled(d.code, path)]
 
 
 def _fix(text: str, path: str, settings: Settings) -> tuple[str, int]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lsprotocol import types as lsp
 
 from graphlsp.lint.diagnostics import Diagnostic
@@ -49,3 +51,41 @@ def diagnostic(lines: LineIndex, d: Diagnostic, uri: str, enc: str) -> lsp.Diagn
         source="graphlsp",
         related_information=related or None,
     )
+
+
+_Key = tuple[object, ...]
+
+
+class DiagnosticCache:
+    """One document's diagnostics as LSP objects and as JSON, kept between edits: an edit changes few of them,
+    and building and serializing a thousand fold hints again would cost more than the analysis of the edit.
+
+    A diagnostic is looked up by what its LSP form depends on: code, severity, message, its lines and columns,
+    and the text of those lines (columns in UTF-16 or UTF-8 depend on the characters before them). Diagnostics
+    with related information are converted every time (conflicts are few)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[_Key, tuple[lsp.Diagnostic, dict[str, object]]] = {}
+
+    def convert(
+        self, lines: LineIndex, text: str, diags: list[Diagnostic], uri: str, enc: str,
+        unstructure: Callable[[object], dict[str, object]],
+    ) -> tuple[list[lsp.Diagnostic], list[dict[str, object]]]:  # fmt: skip
+        kept: dict[_Key, tuple[lsp.Diagnostic, dict[str, object]]] = {}
+        objects, payload = [], []
+        for d in diags:
+            key: _Key | None = None
+            if not d.related:
+                first, last = d.line - 1, d.end_line - 1
+                key = (enc, d.code, d.severity, d.message, d.line, d.col, d.end_line, d.end_col,
+                       text[lines.line_start(first):lines.line_end(last)])  # fmt: skip
+            entry = self._entries.get(key) if key is not None else None
+            if entry is None:
+                obj = diagnostic(lines, d, uri, enc)
+                entry = (obj, unstructure(obj))
+            if key is not None:
+                kept[key] = entry
+            objects.append(entry[0])
+            payload.append(entry[1])
+        self._entries = kept
+        return objects, payload

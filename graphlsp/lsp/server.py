@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import default_converter
 
 from graphlsp import __version__, query
 from graphlsp.analysis import Analysis
@@ -28,6 +29,7 @@ from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert
 
 log = logging.getLogger("graphlsp.lsp")
+_CONVERTER = default_converter()
 T = TypeVar("T")
 
 
@@ -39,6 +41,7 @@ class DocState:
     last: asyncio.Future[Any] | None = None  # the most recent job touching this document
     published: int = -1
     diagnostics: list[lsp.Diagnostic] = field(default_factory=list)
+    converted: convert.DiagnosticCache = field(default_factory=convert.DiagnosticCache)
 
 
 class GraphLspServer(LanguageServer):
@@ -93,16 +96,27 @@ class GraphLspServer(LanguageServer):
         self._settings[uri] = found
         return found
 
-    def compute_diagnostics(self, state: DocState) -> list[lsp.Diagnostic]:
+    def compute_diagnostics(self, state: DocState) -> tuple[list[lsp.Diagnostic], list[dict[str, Any]]]:
+        """The document's diagnostics as LSP objects and as the JSON they serialize to."""
         a = state.analysis
         if a is None:
-            return []
-        enc = self.encoding
+            return [], []
         settings = self.settings_for(state.uri)
         if settings.fold_size_cap != a.fold_size_cap:  # the setting changed: evaluate again under the new cap
             a = state.analysis = Analysis(a.doc, settings.fold_size_cap)
         diags = finalize(collect_analysis(a, state.uri), a.doc.text, state.uri, settings)
-        return [convert.diagnostic(a.doc.lines, d, state.uri, enc) for d in diags]
+        return state.converted.convert(a.doc.lines, a.doc.text, diags, state.uri, self.encoding, _CONVERTER.unstructure)
+
+    def publish(self, state: DocState, version: int, payload: list[dict[str, Any]]) -> None:
+        """publishDiagnostics with the JSON already made (pygls would convert every diagnostic again)."""
+        send = getattr(self.protocol, "_send_data", None)
+        if send is None:  # not this pygls: the public way
+            self.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=state.diagnostics, version=version)
+            )
+            return
+        params = {"uri": state.uri, "version": version, "diagnostics": payload}
+        send({"jsonrpc": "2.0", "method": lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
 
 
 server = GraphLspServer()
@@ -185,13 +199,11 @@ def _guard(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 async def _publish_if_latest(ls: GraphLspServer, state: DocState, version: int) -> None:
     if ls.pull_client or state.version != version:
         return
-    diags = await ls.submit(state, lambda: ls.compute_diagnostics(state))
+    diags, payload = await ls.submit(state, lambda: ls.compute_diagnostics(state))
     if state.version == version:  # still the newest: never send stale results
         state.diagnostics = diags
         state.published = version
-        ls.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=diags, version=version)
-        )
+        ls.publish(state, version, payload)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
@@ -251,7 +263,7 @@ async def pull_diagnostics(ls: GraphLspServer, params: lsp.DocumentDiagnosticPar
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-    items = await ls.submit(state, lambda: ls.compute_diagnostics(state))
+    items, _ = await ls.submit(state, lambda: ls.compute_diagnostics(state))
     return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=str(state.version))
 
 

@@ -96,6 +96,34 @@ class Runner:
         got = self.resolve(value)
         return got if isinstance(got, np.ndarray) else None
 
+    def outputs_of(self, node: Node, refiner: Any = None) -> list[Any] | None:
+        """The node's outputs computed from its inputs' values (NOT_CONST where unknown); None when an input is
+        not a known constant or the node may not run. The refiner asks this while inferring the node, for outputs
+        whose shape depends on input values (NonZero, Unique, a Loop's scan outputs): what inference holds for
+        them is not read here, it is being replaced."""
+        if refiner is not None:
+            self.refiner = refiner
+        if not self.evaluable(node):
+            return None
+        args = []
+        for x in node.inputs:
+            got = self.resolve(x) if x is not None else None
+            if got is NOT_CONST:
+                return None
+            args.append(got)
+        outer = {}
+        for x in node.implicit.values():
+            got = self.resolve(x)
+            if got is NOT_CONST:
+                return None
+            outer[x.name] = got
+        for out in node.outputs:
+            if out is not None and out in self._answers:
+                self._pop(out)
+        outs, error = self._run(node, args, outer)
+        self._settle(node, outs, {}, error)
+        return outs
+
     def known(self, value: Value) -> tuple[bool, Any]:
         """(True, value) when the value is computable (tensor, sequence, or None for an empty optional)."""
         got = self.resolve(value)
@@ -338,7 +366,7 @@ class Runner:
     def _run(self, node: Node, args: list[Any], outer: dict[str, Any]) -> tuple[list[Any], str | None]:
         """The node's outputs (NOT_CONST where it cannot run) and the error that stopped it, if any."""
         n_out = len(node.outputs)
-        bound = self._bound(node, args)
+        bound = self._bound(node, [*args, *outer.values()])  # outer values: what a body reads counts too
         if bound is None or bound > self.size_cap:
             self.stats.refused_size += 1
             self.refused[node] = f"outputs of {bound} bytes exceed the cap" if bound else "output size unknown"
@@ -561,6 +589,30 @@ def _shape_value(ty: Any, sv: tuple[Any, ...]) -> np.ndarray | None:
     return np.array(sv, dtype=dtype).reshape(shape)
 
 
+DESCRIBED = frozenset({"ConstantOfShape", "Expand", "Tile", "Range"})  # outputs sized by an input's values
+
+
+def _iterated(node: Node, args: list[Any]) -> int | None:
+    """A bound for a Loop, Scan or SequenceMap whose output types are not known: iterations times what each
+    iteration can hold, when no body op can build a tensor larger than its inputs (None otherwise)."""
+    body = [n for gs in node.subgraphs.values() for g in gs for n in g.all_nodes()]
+    if any(n.op_type in GROWING or n.op_type in DESCRIBED or n.subgraphs for n in body):
+        return None
+    try:
+        if node.op_type == "Loop":
+            trips = int(np.asarray(args[0]).reshape(-1)[0])
+        elif node.op_type == "SequenceMap":
+            trips = len(args[0]) if isinstance(args[0], list) else 0
+        else:
+            trips = max((a.shape[0] for a in args if isinstance(a, np.ndarray) and a.ndim), default=1)
+    except Exception:
+        return None
+    if not 0 <= trips <= LOOP_LIMIT:
+        return None
+    per_iteration = sum(tensors.nbytes(a) for a in args) + CACHE_LIMIT
+    return max(trips, 1) * per_iteration
+
+
 def _estimate(node: Node, args: list[Any]) -> int | None:
     """The output bytes of a node whose output types are not fully known, or None when they may explode."""
     op = node.op_type
@@ -577,6 +629,8 @@ def _estimate(node: Node, args: list[Any]) -> int | None:
             return max(math.ceil((limit - start) / delta), 0) * 8 if delta else None
     except Exception:
         return None
+    if op in ("Loop", "Scan", "SequenceMap"):
+        return _iterated(node, args)
     if op in GROWING:
         return None
     arrays = [a for a in args if isinstance(a, np.ndarray)]

@@ -10,11 +10,13 @@ from typing import Any
 import numpy as np
 import onnx
 import onnx.helper
+import onnx.numpy_helper
 import onnx.printer
 
 from graphlsp.graph.build import build_model
 from graphlsp.infer.refiner import ShapeRefiner, declared_type
 from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, type_str
+from graphlsp.runner import Runner
 from graphlsp.syntax.document import SyntaxDocument
 
 
@@ -28,34 +30,44 @@ class CaseResult:
 
 @functools.cache
 def cases() -> list[tuple[str, onnx.ModelProto]]:
-    return [(name, model) for name, model, _ in cases_with_inputs()]
+    return [(name, model) for name, model, _, _ in cases_with_inputs()]
 
 
 @functools.cache
-def cases_with_inputs() -> list[tuple[str, onnx.ModelProto, list[np.ndarray]]]:
-    """Each case with the input values its first data set records."""
+def cases_with_inputs() -> list[tuple[str, onnx.ModelProto, list[Any], list[Any]]]:
+    """Each case with the input values its first data set records, and the outputs expected from them."""
     from onnx.backend.test.case.node import collect_testcases
 
     out = []
     for c in collect_testcases():
-        inputs = list(c.data_sets[0][0]) if c.data_sets else []
-        out.append((c.name, c.model, inputs))
+        inputs, outputs = (list(c.data_sets[0][0]), list(c.data_sets[0][1])) if c.data_sets else ([], [])
+        out.append((c.name, c.model, inputs, outputs))
     return out
 
 
-class RecordedInputs:
-    """An evaluator that knows the graph inputs' recorded values (what a runtime would be fed)."""
+class RecordedRunner(Runner):
+    """The CPU runner with the graph inputs' recorded values known: what a runtime fed those inputs computes,
+    so value-dependent output shapes (NonZero, NonMaxSuppression, StringSplit, Loop outputs) become exact."""
 
-    def __init__(self, model: onnx.ModelProto, inputs: list[np.ndarray]) -> None:
-        names = [vi.name for vi in model.graph.input if vi.name not in {t.name for t in model.graph.initializer}]
-        self.values = {  # scalars come as numpy scalars; sequences (lists) and optionals are not tensors
-            n: np.asarray(v) for n, v in zip(names, inputs, strict=False) if isinstance(v, (np.ndarray, np.generic))
-        }
+    def __init__(self, model: Any, doc: SyntaxDocument, onnx_model: onnx.ModelProto, inputs: list[Any]) -> None:
+        super().__init__(model, doc)
+        names = [vi.name for vi in onnx_model.graph.input if vi.name not in {t.name for t in onnx_model.graph.initializer}]
+        self.recorded = {n: _runtime_value(v) for n, v in zip(names, inputs, strict=False)}
 
-    def value_of(self, value: Any, refiner: Any) -> np.ndarray | None:
-        if value.kind == "input" and value.graph.kind == "model":
-            return self.values.get(value.name)
-        return None
+    def _direct(self, v: Any) -> Any:
+        if v.kind == "input" and v.graph.kind == "model" and v.name in self.recorded:
+            return self.recorded[v.name]
+        return super()._direct(v)
+
+
+def _runtime_value(v: Any) -> Any:
+    if isinstance(v, onnx.TensorProto):
+        return onnx.numpy_helper.to_array(v)
+    if isinstance(v, (np.ndarray, np.generic)):
+        return np.asarray(v)
+    if isinstance(v, (list, tuple)):
+        return [_runtime_value(x) for x in v]
+    return v
 
 
 def _expected(vi: onnx.ValueInfoProto) -> ValueType:
@@ -66,7 +78,9 @@ def _expected(vi: onnx.ValueInfoProto) -> ValueType:
     return declared_type(sig.outputs[0].type) if sig and sig.outputs else None
 
 
-def _same(expected: ValueType, got: ValueType) -> bool:
+def _same(expected: ValueType, got: ValueType, actual: Any = None) -> bool:
+    """Whether `got` is the expected type: each dim as declared (a symbol must be ours too), or, when the
+    output's actual value is given, the dim that value has."""
     if isinstance(expected, TensorType) and isinstance(got, TensorType):
         if expected.elem != got.elem or expected.sparse != got.sparse:
             return False
@@ -74,13 +88,23 @@ def _same(expected: ValueType, got: ValueType) -> bool:
             return True
         if got.shape is None or len(got.shape) != len(expected.shape):
             return False
-        return all(e is None or e is g or (isinstance(e, int) and e == g) for e, g in zip(expected.shape, got.shape, strict=True))
+        # the real dims: one value's, or each dim over a sequence's elements (None where they differ)
+        reals = [np.shape(x) for x in (actual if isinstance(actual, list) else [actual])
+                 if isinstance(x, (np.ndarray, np.generic)) and np.ndim(x) == len(got.shape)]  # fmt: skip
+        real = [c[0] if len(set(c)) == 1 else None for c in zip(*reals, strict=True)] if reals else None
+        return all(
+            e is None or e is g or (isinstance(e, int) and e == g) or (real is not None and g == real[i])
+            for i, (e, g) in enumerate(zip(expected.shape, got.shape, strict=True))
+        )
     if isinstance(expected, (SequenceType, OptionalType)):
-        return type(got) is type(expected) and _same(expected.elem, got.elem)  # type: ignore[union-attr]
+        if type(got) is not type(expected):
+            return False
+        items = actual if isinstance(expected, SequenceType) and isinstance(actual, list) and actual else None
+        return _same(expected.elem, got.elem, items)  # type: ignore[union-attr]
     return type_str(expected) == type_str(got) if expected is not None else True
 
 
-def run_case(name: str, model: onnx.ModelProto, evaluator: Any = None) -> CaseResult:
+def run_case(name: str, model: onnx.ModelProto, evaluator: Any = None, actual: list[Any] | None = None) -> CaseResult:
     text = onnx.printer.to_text(model)
     op = model.graph.node[0].op_type if len(model.graph.node) == 1 else "+".join(sorted({n.op_type for n in model.graph.node}))
     doc = SyntaxDocument(text)
@@ -89,15 +113,19 @@ def run_case(name: str, model: onnx.ModelProto, evaluator: Any = None) -> CaseRe
             for vi in piece.value.outputs:
                 vi.type = None
     graph_model, _ = build_model(doc)
+    if isinstance(evaluator, tuple):  # (onnx model, recorded inputs): the runner, fed those inputs
+        evaluator = RecordedRunner(graph_model, doc, *evaluator)
     refiner = ShapeRefiner(graph_model, doc, evaluator)
+    if isinstance(evaluator, Runner):
+        evaluator.refiner = refiner
     refiner.run()
     errors = [f for f in refiner.findings() if f.severity == "error"]
     g = graph_model.graph
     assert g is not None
-    for vi, value in zip(model.graph.output, g.outputs, strict=False):
+    for i, (vi, value) in enumerate(zip(model.graph.output, g.outputs, strict=False)):
         want = _expected(vi)
         got = refiner.type_of(value)
-        if not _same(want, got):
+        if not _same(want, got, _runtime_value(actual[i]) if actual and i < len(actual) else None):
             return CaseResult(name, op, False, f"{vi.name}: expected {type_str(want)}, got {type_str(got)}")
     if errors:
         return CaseResult(name, op, False, f"false error: {errors[0].code} {errors[0].message}")
