@@ -22,6 +22,7 @@ import numpy as np
 
 from graphlsp.graph.core import Node, Value
 from graphlsp.graph.findings import Finding
+from graphlsp.graph.order import Worklist
 from graphlsp.infer import dims as d
 from graphlsp.infer.types import TensorType, shape_str
 from graphlsp.runner import tensors
@@ -184,30 +185,18 @@ class _Finder:
             self._reshape_target(node)
 
     def update(self, nodes: list[Node]) -> int:
-        import heapq
-
         graph = self.a.model.graph
         if graph is None:
             return 0
-        if not self._order:
-            self._order = {n: i for i, n in enumerate(graph.topological_order())}
-        heap: list[tuple[int, int, Node]] = []
-        queued: set[Node] = set()
-
-        def push(n: Node) -> None:
-            top = graph.top_node(n)
-            if top is not None and top not in queued:
-                queued.add(top)
-                heapq.heappush(heap, (self._order.get(top, len(self._order)), id(top), top))
-
+        work = Worklist(graph, self._order)
+        push = work.push
         for n in nodes:
             push(n)
-        first = set(queued)
+        first = set(work.queued)
         targets: set[Node] = set()
         visited = 0
         prev: dict[Node, Fold | None] = {}  # the folds before the update, of the nodes it looked at
-        while heap:
-            _, _, node = heapq.heappop(heap)
+        while (node := work.pop()) is not None:
             visited += 1
             prev.setdefault(node, self.plan.folds.get(node))
             if self._visit(node) or node in first:

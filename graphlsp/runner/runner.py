@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from graphlsp.graph.core import Graph, Model, Node, Value
+from graphlsp.graph.order import Worklist
 from graphlsp.infer.attrs import Ref, attribute_values, tensor_value
 from graphlsp.infer.types import TensorType
 from graphlsp.ops.signature import signature
@@ -170,27 +171,15 @@ class Runner:
         return old
 
     def _propagate(self, start: list[Node], olds: dict[Value, Any]) -> list[Node]:
-        import heapq
-
         graph = self.model.graph
         if graph is None:
             return []
-        if not self._order:
-            self._order = {n: i for i, n in enumerate(graph.topological_order())}
-        heap: list[tuple[int, int, Node]] = []
-        queued: set[Node] = set()
-
-        def push(n: Node) -> None:
-            top = graph.top_node(n)
-            if top is not None and top not in queued:
-                queued.add(top)
-                heapq.heappush(heap, (self._order.get(top, len(self._order)), id(top), top))
-
+        work = Worklist(graph, self._order)
+        push = work.push
         for n in start:
             push(n)
         again: dict[Node, None] = {}
-        while heap:
-            _, _, node = heapq.heappop(heap)
+        while (node := work.pop()) is not None:
             moved = False
             for out in node.outputs:
                 if out is None:
