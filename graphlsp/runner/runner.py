@@ -87,6 +87,7 @@ class Runner:
         self._inits: dict[Graph, dict[str, t.ValueInfo]] = {}
         self._det: dict[Any, bool] = {}
         self._functions: list[Any] | None = None
+        self._displaced: dict[Value, Any] = {}  # answers outputs_of replaced during the refiner's rerun
 
     # ---- the refiner's protocol
     def value_of(self, value: Value, refiner: Any = None) -> np.ndarray | None:
@@ -120,7 +121,7 @@ class Runner:
             outer[x.name] = got
         for out in node.outputs:
             if out is not None and out in self._answers:
-                self._pop(out)
+                self._displaced.setdefault(out, self._pop(out))  # for rerun to tell whether it changed
         outs, error = self._run(node, args, outer)
         self._settle(node, outs, {}, error)
         return outs
@@ -141,7 +142,9 @@ class Runner:
 
         self.refiner = refiner
         olds = self._forget(changed)
+        self._displaced.clear()
         report = refiner.rerun(changed)
+        olds = {**self._displaced, **olds}
         nodes, inferred = list(report.nodes), report.inferred
         start = [*changed, *report.nodes]
         self.moved = []
@@ -149,8 +152,9 @@ class Runner:
             again = self._propagate(start, olds)
             if not again:
                 break
-            olds = {}
+            self._displaced.clear()
             report = refiner.rerun(again)
+            olds = dict(self._displaced)
             nodes += report.nodes
             inferred += report.inferred
             start = list(report.nodes)
@@ -208,6 +212,7 @@ class Runner:
 
     def clear(self) -> None:
         self._answers.clear()
+        self._displaced.clear()
         self.errors.clear()
         self.failures.clear()
         self.refused.clear()
