@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from lsprotocol import types as lsp
@@ -57,7 +58,7 @@ _Key = tuple[object, ...]
 
 
 class DiagnosticCache:
-    """One document's diagnostics as LSP objects and as JSON, kept between edits: an edit changes few of them,
+    """One document's diagnostics as LSP objects and as JSON text, kept between edits: an edit changes few of them,
     and building and serializing a thousand fold hints again would cost more than the analysis of the edit.
 
     A diagnostic is looked up by what its LSP form depends on: code, severity, message, its lines and columns,
@@ -65,13 +66,14 @@ class DiagnosticCache:
     with related information are converted every time (conflicts are few)."""
 
     def __init__(self) -> None:
-        self._entries: dict[_Key, tuple[lsp.Diagnostic, dict[str, object]]] = {}
+        self._entries: dict[_Key, tuple[lsp.Diagnostic, str]] = {}
 
     def convert(
         self, lines: LineIndex, text: str, diags: list[Diagnostic], uri: str, enc: str,
         unstructure: Callable[[object], dict[str, object]],
-    ) -> tuple[list[lsp.Diagnostic], list[dict[str, object]]]:  # fmt: skip
-        kept: dict[_Key, tuple[lsp.Diagnostic, dict[str, object]]] = {}
+    ) -> tuple[list[lsp.Diagnostic], list[str]]:  # fmt: skip
+        """The diagnostics as LSP objects, and each as the JSON text of the object."""
+        kept: dict[_Key, tuple[lsp.Diagnostic, str]] = {}
         objects, payload = [], []
         for d in diags:
             key: _Key | None = None
@@ -82,7 +84,7 @@ class DiagnosticCache:
             entry = self._entries.get(key) if key is not None else None
             if entry is None:
                 obj = diagnostic(lines, d, uri, enc)
-                entry = (obj, unstructure(obj))
+                entry = (obj, json.dumps(unstructure(obj)))
             if key is not None:
                 kept[key] = entry
             objects.append(entry[0])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import json
 import logging
 import os
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settin
 from graphlsp.lint.diagnostics import collect_analysis
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert
+from graphlsp.lsp.protocol import GraphLspProtocol
 
 log = logging.getLogger("graphlsp.lsp")
 _CONVERTER = default_converter()
@@ -46,7 +48,8 @@ class DocState:
 
 class GraphLspServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("graphlsp", __version__)
+        super().__init__("graphlsp", __version__, protocol_cls=GraphLspProtocol)
+        self.protocol: GraphLspProtocol
         self.docs: dict[str, DocState] = {}
         self.options: dict[str, Any] = {}  # the editor's settings (initializationOptions, workspace/configuration)
         self._settings: dict[str, Settings] = {}  # per document; emptied when any setting changes
@@ -96,8 +99,8 @@ class GraphLspServer(LanguageServer):
         self._settings[uri] = found
         return found
 
-    def compute_diagnostics(self, state: DocState) -> tuple[list[lsp.Diagnostic], list[dict[str, Any]]]:
-        """The document's diagnostics as LSP objects and as the JSON they serialize to."""
+    def compute_diagnostics(self, state: DocState) -> tuple[list[lsp.Diagnostic], list[str]]:
+        """The document's diagnostics as LSP objects and each as the JSON text it serializes to."""
         a = state.analysis
         if a is None:
             return [], []
@@ -107,16 +110,10 @@ class GraphLspServer(LanguageServer):
         diags = finalize(collect_analysis(a, state.uri), a.doc.text, state.uri, settings)
         return state.converted.convert(a.doc.lines, a.doc.text, diags, state.uri, self.encoding, _CONVERTER.unstructure)
 
-    def publish(self, state: DocState, version: int, payload: list[dict[str, Any]]) -> None:
-        """publishDiagnostics with the JSON already made (pygls would convert every diagnostic again)."""
-        send = getattr(self.protocol, "_send_data", None)
-        if send is None:  # not this pygls: the public way
-            self.text_document_publish_diagnostics(
-                lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=state.diagnostics, version=version)
-            )
-            return
-        params = {"uri": state.uri, "version": version, "diagnostics": payload}
-        send({"jsonrpc": "2.0", "method": lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "params": params})
+    def publish(self, state: DocState, version: int, payload: list[str]) -> None:
+        """publishDiagnostics from the diagnostics' JSON text (pygls would convert and serialize each again)."""
+        params = f'{{"uri":{json.dumps(state.uri)},"version":{version},"diagnostics":[{",".join(payload)}]}}'
+        self.protocol.notify_json(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
 
 
 server = GraphLspServer()
