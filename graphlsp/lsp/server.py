@@ -23,7 +23,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 
 from graphlsp import __version__, query
-from graphlsp.analysis import Analysis
+from graphlsp.analysis import Analysis, warm_up
 from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
 from graphlsp.lint.diagnostics import collect_analysis
 from graphlsp.lint.runner import finalize
@@ -120,9 +120,13 @@ server = GraphLspServer()
 
 
 @server.feature(lsp.INITIALIZE)
-def initialize(ls: GraphLspServer, params: lsp.InitializeParams) -> None:
+async def initialize(ls: GraphLspServer, params: lsp.InitializeParams) -> None:
     if isinstance(params.initialization_options, dict):
         ls.options = dict(params.initialization_options.get("graphlsp", params.initialization_options))
+    try:  # the once-per-process costs, paid before the client sends its first document
+        await asyncio.get_running_loop().run_in_executor(ls.worker, warm_up)
+    except Exception:
+        log.exception("warm-up failed")
 
 
 async def _fetch_configuration(ls: GraphLspServer) -> None:
