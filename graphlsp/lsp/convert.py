@@ -58,23 +58,23 @@ _Key = tuple[object, ...]
 
 
 class DiagnosticCache:
-    """One document's diagnostics as LSP objects and as JSON text, kept between edits: an edit changes few of them,
-    and building and serializing a thousand fold hints again would cost more than the analysis of the edit.
+    """One document's diagnostics as the JSON text of LSP diagnostics, kept between edits: an edit changes few of
+    them, and building and serializing a thousand fold hints again would cost more than the analysis of the edit.
 
     A diagnostic is looked up by what its LSP form depends on: code, severity, message, its lines and columns,
     and the text of those lines (columns in UTF-16 or UTF-8 depend on the characters before them). Diagnostics
     with related information are converted every time (conflicts are few)."""
 
     def __init__(self) -> None:
-        self._entries: dict[_Key, tuple[lsp.Diagnostic, str]] = {}
+        self._entries: dict[_Key, str] = {}
 
     def convert(
         self, lines: LineIndex, text: str, diags: list[Diagnostic], uri: str, enc: str,
         unstructure: Callable[[object], dict[str, object]],
-    ) -> tuple[list[lsp.Diagnostic], list[str]]:  # fmt: skip
-        """The diagnostics as LSP objects, and each as the JSON text of the object."""
-        kept: dict[_Key, tuple[lsp.Diagnostic, str]] = {}
-        objects, payload = [], []
+    ) -> list[str]:  # fmt: skip
+        """Each diagnostic as the JSON text of an LSP Diagnostic; an unchanged one is the same str object as before."""
+        kept: dict[_Key, str] = {}
+        payload = []
         for d in diags:
             key: _Key | None = None
             if not d.related:
@@ -83,11 +83,9 @@ class DiagnosticCache:
                        text[lines.line_start(first):lines.line_end(last)])  # fmt: skip
             entry = self._entries.get(key) if key is not None else None
             if entry is None:
-                obj = diagnostic(lines, d, uri, enc)
-                entry = (obj, json.dumps(unstructure(obj)))
+                entry = json.dumps(unstructure(diagnostic(lines, d, uri, enc)))
             if key is not None:
                 kept[key] = entry
-            objects.append(entry[0])
-            payload.append(entry[1])
+            payload.append(entry)
         self._entries = kept
-        return objects, payload
+        return payload

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import json
 import logging
 import os
+import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -28,9 +30,11 @@ from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settin
 from graphlsp.lint.diagnostics import collect_analysis
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert
-from graphlsp.lsp.protocol import GraphLspProtocol
+from graphlsp.lsp.protocol import GraphLspProtocol, RawJSON
 
 log = logging.getLogger("graphlsp.lsp")
+_SESSION = uuid.uuid4().hex[:8]  # result ids of another server process never match this one's
+_REPORTS = itertools.count(1)
 _CONVERTER = default_converter()
 T = TypeVar("T")
 
@@ -42,8 +46,9 @@ class DocState:
     analysis: Analysis | None = None
     last: asyncio.Future[Any] | None = None  # the most recent job touching this document
     published: int = -1
-    diagnostics: list[lsp.Diagnostic] = field(default_factory=list)
     converted: convert.DiagnosticCache = field(default_factory=convert.DiagnosticCache)
+    reported: list[str] | None = None  # the diagnostics of the last pull answer, and its result id
+    report_id: str = ""
 
 
 class GraphLspServer(LanguageServer):
@@ -99,11 +104,11 @@ class GraphLspServer(LanguageServer):
         self._settings[uri] = found
         return found
 
-    def compute_diagnostics(self, state: DocState) -> tuple[list[lsp.Diagnostic], list[str]]:
-        """The document's diagnostics as LSP objects and each as the JSON text it serializes to."""
+    def compute_diagnostics(self, state: DocState) -> list[str]:
+        """The document's diagnostics, each as the JSON text of an LSP Diagnostic."""
         a = state.analysis
         if a is None:
-            return [], []
+            return []
         settings = self.settings_for(state.uri)
         if settings.fold_size_cap != a.fold_size_cap:  # the setting changed: evaluate again under the new cap
             a = state.analysis = Analysis(a.doc, settings.fold_size_cap)
@@ -113,7 +118,7 @@ class GraphLspServer(LanguageServer):
     def publish(self, state: DocState, version: int, payload: list[str]) -> None:
         """publishDiagnostics from the diagnostics' JSON text (pygls would convert and serialize each again)."""
         params = f'{{"uri":{json.dumps(state.uri)},"version":{version},"diagnostics":[{",".join(payload)}]}}'
-        self.protocol.notify_json(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+        self.protocol.notify_json(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJSON(params))
 
 
 server = GraphLspServer()
@@ -200,9 +205,8 @@ def _guard(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 async def _publish_if_latest(ls: GraphLspServer, state: DocState, version: int) -> None:
     if ls.pull_client or state.version != version:
         return
-    diags, payload = await ls.submit(state, lambda: ls.compute_diagnostics(state))
+    payload = await ls.submit(state, lambda: ls.compute_diagnostics(state))
     if state.version == version:  # still the newest: never send stale results
-        state.diagnostics = diags
         state.published = version
         ls.publish(state, version, payload)
 
@@ -260,12 +264,19 @@ def did_close(ls: GraphLspServer, params: lsp.DidCloseTextDocumentParams) -> Non
     lsp.DiagnosticOptions(identifier="graphlsp", inter_file_dependencies=False, workspace_diagnostics=False),
 )
 @_guard(lsp.RelatedFullDocumentDiagnosticReport(items=[]))
-async def pull_diagnostics(ls: GraphLspServer, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
+async def pull_diagnostics(
+    ls: GraphLspServer, params: lsp.DocumentDiagnosticParams
+) -> lsp.DocumentDiagnosticReport | RawJSON:
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-    items, _ = await ls.submit(state, lambda: ls.compute_diagnostics(state))
-    return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=str(state.version))
+    payload = await ls.submit(state, lambda: ls.compute_diagnostics(state))
+    if payload != state.reported:  # the cache hands back the same str objects: a compare of pointers mostly
+        state.reported = payload
+        state.report_id = f"{_SESSION}-{state.version}-{next(_REPORTS)}"
+    if params.previous_result_id == state.report_id:
+        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=state.report_id)
+    return RawJSON(f'{{"kind":"full","resultId":"{state.report_id}","items":[{",".join(payload)}]}}')
 
 
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)

@@ -253,6 +253,42 @@ async def test_pull_client_diagnostics_follow_edits(neovim: LanguageClient) -> N
     assert "GL101" not in codes and "GL201" in codes
 
 
+@pytest.mark.asyncio
+async def test_pull_result_ids_say_unchanged_only_when_nothing_changed(neovim: LanguageClient) -> None:
+    text = BROKEN.read_text()
+    uri = _open(neovim, BROKEN)
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+
+    async def pull(previous: str | None) -> lsp.DocumentDiagnosticReport:
+        params = lsp.DocumentDiagnosticParams(text_document=doc, previous_result_id=previous)
+        return await neovim.text_document_diagnostic_async(params)
+
+    def edit(version: int, needle: str, delta: int, old: str, new: str) -> None:
+        nonlocal text
+        at = text.index(needle) + delta
+        assert text[at:at + len(old)] == old
+        rng = lsp.Range(start=_pos(text, needle, delta), end=_pos(text, needle, delta + len(old)))
+        text = text[:at] + new + text[at + len(old):]
+        neovim.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[lsp.TextDocumentContentChangePartial(range=rng, text=new)]))  # fmt: skip
+
+    first = await pull(None)
+    assert isinstance(first, lsp.RelatedFullDocumentDiagnosticReport) and first.result_id
+    again = await pull(first.result_id)
+    assert isinstance(again, lsp.RelatedUnchangedDocumentDiagnosticReport) and again.result_id == first.result_id
+    # a comment's text changes, the diagnostics do not: still unchanged
+    edit(2, "# expect: syntax-error", 2, "expect", "EXPECT")
+    same = await pull(first.result_id)
+    assert isinstance(same, lsp.RelatedUnchangedDocumentDiagnosticReport)
+    # the syntax error is fixed: a full report under a new id, and an old id gets the full report too
+    edit(3, "gate                        # EXPECT: syntax-error", 4, "", ")")
+    fixed = await pull(first.result_id)
+    assert isinstance(fixed, lsp.RelatedFullDocumentDiagnosticReport) and fixed.result_id != first.result_id
+    assert "GL101" not in {d.code for d in fixed.items}
+    assert isinstance(await pull("not-an-id"), lsp.RelatedFullDocumentDiagnosticReport)
+
+
 FOLDABLE = """<ir_version: 10, opset_import: ["" : 21]>
 g (float[N, 4] x) => (float[N, 4] y) {
   # scale = 1 / (2 * 2)
