@@ -15,6 +15,7 @@ import asyncio
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -37,6 +38,57 @@ def _rss_mb(pid: int) -> float:
     except OSError:
         pass
     return float("nan")
+
+
+def _edits(text: str, count: int, encoding: str) -> Iterator[tuple[int, lsp.TextDocumentContentChangePartial]]:
+    """(version, change): a Constant's value in the middle of the file, set to 0.25 and 0.5 in turn."""
+    current = text
+    pos = text.find("Constant <value: tensor = float {", len(text) // 2)
+    for k in range(count):
+        start = current.find("{", pos) + 1
+        end = current.find("}", start)
+        new = "0.25" if k % 2 == 0 else "0.5"
+        idx = LineIndex(current)
+        a, b = idx.position(start, encoding), idx.position(end, encoding)
+        rng = lsp.Range(start=lsp.Position(line=a[0], character=a[1]), end=lsp.Position(line=b[0], character=b[1]))
+        current = current[:start] + new + current[end:]
+        yield k + 2, lsp.TextDocumentContentChangePartial(range=rng, text=new)
+
+
+async def _run_pull(text: str, edits: int) -> dict[str, Any]:
+    """A pull client (Neovim's profile: UTF-8, textDocument/diagnostic with the previous result id)."""
+    client = LanguageClient("graphlsp-bench-pull", "1")
+    await client.start_io(sys.executable, "-m", "graphlsp.cli", "serve")
+    caps = lsp.ClientCapabilities(
+        general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8]),
+        text_document=lsp.TextDocumentClientCapabilities(diagnostic=lsp.DiagnosticClientCapabilities()),
+    )
+    await client.initialize_async(lsp.InitializeParams(capabilities=caps))
+    client.initialized(lsp.InitializedParams())
+    uri = "file:///bench/gpt_L96.onnxtxt"
+    doc = lsp.TextDocumentIdentifier(uri=uri)
+    t0 = time.perf_counter()
+    client.text_document_did_open(
+        lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(uri=uri, language_id="onnxtxt", version=1,
+                                                                        text=text))  # fmt: skip
+    )
+    report = await client.text_document_diagnostic_async(lsp.DocumentDiagnosticParams(text_document=doc))
+    open_s = time.perf_counter() - t0
+    edit_ms, kinds = [], []
+    for version, change in _edits(text, edits, "utf-8"):
+        t0 = time.perf_counter()
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
+        ))  # fmt: skip
+        report = await client.text_document_diagnostic_async(
+            lsp.DocumentDiagnosticParams(text_document=doc, previous_result_id=getattr(report, "result_id", None))
+        )
+        edit_ms.append((time.perf_counter() - t0) * 1000)
+        kinds.append(report.kind)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return {"open_s": open_s, "edit_ms": edit_ms, "kinds": kinds}
 
 
 async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
@@ -91,26 +143,16 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
         hover_ms.append((time.perf_counter() - t0) * 1000)
     # one-node edits: a Constant's value in the middle of the file, then wait for fresh diagnostics
     edit_ms = []
-    current = text
-    pos = text.find("Constant <value: tensor = float {", len(text) // 2)
-    for k in range(edits):
-        start = current.find("{", pos) + 1
-        end = current.find("}", start)
-        new = "0.25" if k % 2 == 0 else "0.5"
-        idx = LineIndex(current)
-        a, b = idx.position(start, "utf-16"), idx.position(end, "utf-16")
-        rng = lsp.Range(start=lsp.Position(line=a[0], character=a[1]), end=lsp.Position(line=b[0], character=b[1]))
-        current = current[:start] + new + current[end:]
+    for version, change in _edits(text, edits, "utf-16"):
         t0 = time.perf_counter()
         client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=k + 2),
-            content_changes=[lsp.TextDocumentContentChangePartial(range=rng, text=new)],
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version), content_changes=[change]
         ))  # fmt: skip
         while True:
             p = await published.get()
-            if p.version == k + 2:
+            if p.version == version:
                 break
-        edit_ms.append((arrived.get(k + 2, time.perf_counter()) - t0) * 1000)
+        edit_ms.append((arrived.get(version, time.perf_counter()) - t0) * 1000)
     server_pid = client._server.pid if client._server is not None else 0  # type: ignore[attr-defined]
     rss = _rss_mb(server_pid)
     await client.shutdown_async(None)
@@ -130,6 +172,7 @@ def run(hovers: int = 60, edits: int = 20) -> dict[str, Any]:
         onnx.shape_inference.infer_shapes(onnx.parser.parse_model(text), data_prop=True)
         onnx_ms.append((time.perf_counter() - t0) * 1000)
     r = asyncio.run(_run(text, hovers, edits))
+    r["pull"] = asyncio.run(_run_pull(text, edits))
     r["source"] = source
     r["onnx_ms"] = min(onnx_ms)
     return r
@@ -139,6 +182,7 @@ def report(r: dict[str, Any]) -> list[str]:
     hover_p50 = statistics.median(r["hover_ms"]) if r["hover_ms"] else float("nan")
     edit_p50 = statistics.median(r["edit_ms"])
     edit_budget = r["onnx_ms"] / 5
+    pull = r["pull"]
 
     def ok(good: bool) -> str:
         return "ok" if good else "OVER BUDGET"
@@ -152,6 +196,9 @@ def report(r: dict[str, Any]) -> list[str]:
         f"{ok(hover_p50 <= HOVER_BUDGET_MS)}",
         f"one-node edit to fresh diagnostics: p50 {edit_p50:.1f} ms | onnx parse + infer_shapes {r['onnx_ms']:.1f} ms"
         f" -> budget 1/5 = {edit_budget:.1f} ms: {ok(edit_p50 <= edit_budget)}",
+        f"pull client (Neovim profile): open to the first report {pull['open_s'] * 1000:.0f} ms; one-node edit to "
+        f"its report p50 {statistics.median(pull['edit_ms']):.1f} ms ({pull['kinds'].count('unchanged')} unchanged, "
+        f"{pull['kinds'].count('full')} full: the edit leaves every diagnostic as it was)",
         f"server resident memory after the run: {r['rss_mb']:.0f} MB | budget {MEMORY_BUDGET_MB:.0f} MB: "
         f"{ok(r['rss_mb'] <= MEMORY_BUDGET_MB)}",
     ]
