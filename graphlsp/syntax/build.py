@@ -3,6 +3,8 @@
 Checks that the grammar leaves to the meaning of a token (an int where onnx wants an int, a known header key,
 a known attribute type, map's key type) are recorded in `problems` rather than raised, so one mistake does not
 lose the rest of the statement.
+
+A token's text is read as `tok.value` (a plain str), which is cheaper than str(tok) on lark's str subclass.
 """
 
 from __future__ import annotations
@@ -101,24 +103,25 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
     def qname(self, c: list[Any]) -> t.Name:
         tok = c[0]
         if tok.type == "STRING":
-            return t.Name(unescape(tok), tok.start_pos, tok.end_pos, True)
-        return t.Name(str(tok), tok.start_pos, tok.end_pos, False)
+            return t.Name(unescape(tok.value), tok.start_pos, tok.end_pos, True)
+        return t.Name(tok.value, tok.start_pos, tok.end_pos, False)
 
     def literal(self, c: list[Any]) -> t.Literal:
         tok = c[-1]
+        digits: str = tok.value
         start = c[0].start_pos
         if tok.type == "STRING":
-            return t.Literal("string", str(tok), unescape(tok), start, tok.end_pos)
+            return t.Literal("string", digits, unescape(digits), start, tok.end_pos)
         neg = len(c) == 2
-        text = ("-" if neg else "") + tok
+        text = "-" + digits if neg else digits
         if neg and c[0].end_pos != tok.start_pos:
             # onnx keeps what lies between the sign and the number in the literal, and then cannot convert it
             self._problem("no space is allowed after '-' in a number", start, tok.end_pos)
         if tok.type == "FLOAT_WORD":
             return t.Literal("float", text, float(text), start, tok.end_pos)
-        if "." in tok or "e" in tok or "E" in tok:
+        if "." in digits or "e" in digits or "E" in digits:
             return t.Literal("float", text, float(text), start, tok.end_pos)
-        if len(tok) > 40:  # far outside int64 (and past Python's int() digit limit): keep it out of range
+        if len(digits) > 40:  # far outside int64 (and past Python's int() digit limit): keep it out of range
             return t.Literal("int", text, (-1 if neg else 1) * (sem.INT64_MAX + 1), start, tok.end_pos)
         return t.Literal("int", text, int(text), start, tok.end_pos)
 
@@ -138,9 +141,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
 
     def header_entry(self, c: list[Any]) -> t.HeaderEntry:
         key, value = c
-        name = t.Name(str(key), key.start_pos, key.end_pos)
+        name = t.Name(key.value, key.start_pos, key.end_pos)
         if isinstance(value, Token):  # STRING
-            value = t.Literal("string", str(value), unescape(value), _start(value), _end(value))
+            value = t.Literal("string", value.value, unescape(value.value), _start(value), _end(value))
         elif isinstance(value, _Bracketed):
             value_end = value.end
             value = value.items
@@ -152,9 +155,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
 
     def kv(self, c: list[Any]) -> t.KeyValue:
         key, value = c
-        k = t.Literal("string", str(key), unescape(key), key.start_pos, key.end_pos)
+        k = t.Literal("string", key.value, unescape(key.value), key.start_pos, key.end_pos)
         if isinstance(value, Token):
-            value = t.Literal("string", str(value), unescape(value), _start(value), _end(value))
+            value = t.Literal("string", value.value, unescape(value.value), _start(value), _end(value))
         return t.KeyValue(k, value, k.start, value.end)
 
     def _check_header(self, entries: list[t.HeaderEntry], keys: dict[str, str], what: str) -> None:
@@ -194,25 +197,25 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         if x.type == "QMARK":
             return t.Dim("unknown", None, x.start_pos, x.end_pos)
         if x.type == "STRING":
-            return t.Dim("param", unescape(x), x.start_pos, x.end_pos)
-        return t.Dim("param", str(x), x.start_pos, x.end_pos)
+            return t.Dim("param", unescape(x.value), x.start_pos, x.end_pos)
+        return t.Dim("param", x.value, x.start_pos, x.end_pos)
 
     def tensor_type(self, c: list[Any]) -> t.TypeRef:
         prim = c[0]
         if len(c) > 1 and c[1] is not None:
             sh: _Bracketed = c[1]
             dims = sh.items if sh.items else None
-            return t.TypeRef("tensor", prim.start_pos, sh.end, elem=str(prim), elem_start=prim.start_pos, dims=dims)
-        return t.TypeRef("tensor", prim.start_pos, prim.end_pos, elem=str(prim), elem_start=prim.start_pos, dims=[])
+            return t.TypeRef("tensor", prim.start_pos, sh.end, elem=prim.value, elem_start=prim.start_pos, dims=dims)
+        return t.TypeRef("tensor", prim.start_pos, prim.end_pos, elem=prim.value, elem_start=prim.start_pos, dims=[])
 
     def dotted_name(self, c: list[Any]) -> t.Name:
-        return t.Name(".".join(x for x in c if x.type == "IDENT"), c[0].start_pos, c[-1].end_pos)
+        return t.Name(".".join(x.value for x in c if x.type == "IDENT"), c[0].start_pos, c[-1].end_pos)
 
     def ctor_type(self, c: list[Any]) -> t.TypeRef:
         ctor = c[0]
         args = [x for x in c[2:-1] if x is not None and not (isinstance(x, Token) and x.type == "COMMA")]
         start, end = ctor.start_pos, c[-1].end_pos
-        kind = str(ctor)
+        kind: str = ctor.value
 
         def as_type(x: Any) -> t.TypeRef | None:
             if isinstance(x, t.TypeRef):
@@ -339,6 +342,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return (name, c[0].start_pos, c[-1].end_pos)
 
     def ids(self, c: list[Any]) -> _Ids:
+        if len(c) == 1:  # one name, or none (most nodes)
+            x = c[0]
+            return _Ids([x], x.start, x.end) if x is not None else _Ids([], -1, -1)
         # onnx: entries are separated by commas, an entry may be empty, a trailing empty entry is dropped.
         items: list[t.Name | None] = []
         current: t.Name | None = None
@@ -360,15 +366,18 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return _Ids(items, start, end)
 
     def op_ref(self, c: list[Any]) -> t.OpRef:
+        if len(c) == 1:  # no domain, no overload (most nodes)
+            tok = c[0]
+            return t.OpRef("", tok.value, "", tok.start_pos, tok.end_pos, tok.start_pos)
         parts: list[str] = []
         overload = ""
         i = 0
         while i < len(c):
             tok = c[i]
             if tok.type == "IDENT":
-                parts.append(str(tok))
+                parts.append(tok.value)
             elif tok.type == "COLON":
-                overload = str(c[i + 1])
+                overload = c[i + 1].value
                 i += 1
             i += 1
         ident_toks = [x for x in c if x.type == "IDENT"]
@@ -423,12 +432,12 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
     # ---- attributes
     def attr(self, c: list[Any]) -> t.Attribute:
         name_tok = c[0]
-        name = t.Name(str(name_tok), name_tok.start_pos, name_tok.end_pos)
+        name = t.Name(name_tok.value, name_tok.start_pos, name_tok.end_pos)
         declared = None
         value = c[-1]
         if len(c) == 3:
             d = c[1]
-            declared = t.Name(str(d), d.start_pos, d.end_pos)
+            declared = t.Name(d.value, d.start_pos, d.end_pos)
             if declared.value not in ATTRIBUTE_TYPES:
                 self._problem(f"unknown attribute type '{declared.value}'", d.start_pos, d.end_pos)
         value = self._as_value(value)
@@ -450,7 +459,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return t.TypeValue(c[0], c[0].start, c[0].end)
 
     def tensor_name(self, c: list[Any]) -> t.Name:
-        return t.Name(str(c[0]), c[0].start_pos, c[0].end_pos)
+        return t.Name(c[0].value, c[0].start_pos, c[0].end_pos)
 
     def tensor_value(self, c: list[Any]) -> t.TensorValue:
         ty = c[0]
@@ -494,7 +503,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         default = None
         for x in c[1:]:
             if isinstance(x, Token):
-                declared = t.Name(str(x), _start(x), _end(x))
+                declared = t.Name(x.value, _start(x), _end(x))
                 if declared.value not in ATTRIBUTE_TYPES:
                     self._problem(f"unknown attribute type '{declared.value}'", declared.start, declared.end)
             elif x is not None:

@@ -178,9 +178,8 @@ class SyntaxDocument:
         enabled = gc.isenabled()
         gc.disable()  # the parse allocates ~1M small objects; the cyclic GC only slows it down
         try:
-            try:
-                model = parser.parse(text, 0, len(text), "model")
-            except UnexpectedInput:
+            model = parser.try_parse(text, 0, len(text), "model")
+            if model is None:
                 self.pieces = self._recover()
             else:
                 self.pieces = self._pieces_of(model, parser.builder.problems)
@@ -432,9 +431,8 @@ class SyntaxDocument:
             return None  # the widened region reaches into a neighbour: let the full parse decide
         new_end = region_end + delta
         parser = get_parser()
-        try:
-            nodes = parser.parse(new_text, region_start, new_end, "node_seq")
-        except UnexpectedInput:
+        nodes = parser.try_parse(new_text, region_start, new_end, "node_seq")
+        if nodes is None:
             return None
         problems = parser.builder.problems
         new_pieces = [Piece("node", n.start, n.end, before.block, n) for n in nodes]

@@ -1,13 +1,14 @@
 """A fast lexer for lark, equivalent to its contextual lexer on our grammar.
 
-One compiled regex finds the next token (after skipping white space and `#` comments). Words are retyped to a
-keyword terminal (a type name, a type constructor, inf/nan) only if the parser's current state accepts that
-terminal: this reproduces onnx's look-ahead (`NextIsType`), so `float` is a type in `(float x)` but a value name
-in `float = Relu(x)`.
+One compiled regex, run over the text with finditer, finds each token (after skipping white space and `#`
+comments). Words are retyped to a keyword terminal (a type name, a type constructor, inf/nan) only if the parser's
+current state accepts that terminal: this reproduces onnx's look-ahead (`NextIsType`), so `float` is a type in
+`(float x)` but a value name in `float = Relu(x)`.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -15,13 +16,16 @@ from typing import Any
 from lark.exceptions import UnexpectedCharacters
 from lark.lexer import Lexer, Token
 
+# Possessive quantifiers and the unrolled string loop keep the regex engine from backtracking (a third of the
+# lexing time). END matches the white space after the last token, so that finditer never falls back to searching.
 _TOKEN = re.compile(
-    r"""(?:[ \t\r\n\f\v]+|\#[^\n]*)*+(?:
-      (?P<STRING>"(?:[^"\\]|\\[\s\S])*")
-    | (?P<WORD>[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<NUMBER>[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)
+    r"""[ \t\r\n\f\v]*+(?:\#[^\n]*+[ \t\r\n\f\v]*+)*+(?:
+      (?P<STRING>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+")
+    | (?P<WORD>[A-Za-z_][A-Za-z0-9_]*+)
+    | (?P<NUMBER>[0-9]++(?:\.[0-9]*+)?(?:[eE][+-]?[0-9]++)?)
     | (?P<ARROW>=>)
     | (?P<PUNCT>[(){}\[\]<>=,:.@?\-])
+    | (?P<END>\Z)
     | (?P<BAD>[\s\S])
     )""",
     re.VERBOSE,
@@ -62,40 +66,37 @@ class WindowLexer(Lexer):
                     self.keywords[pattern.value] = term.name
                 else:
                     self.punct[pattern.value] = term.name
+        # inf, infinity and nan in every mix of cases (onnx compares them case-insensitively), so that one lookup
+        # tells whether a word may need retyping
+        for word in _FLOAT_WORDS:
+            for spelling in itertools.product(*({c.lower(), c.upper()} for c in word)):
+                self.keywords["".join(spelling)] = "FLOAT_WORD"
         self.states = parse_table.states
 
     def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Token]:
         text, pos, end = self.window
-        match = _TOKEN.match
         punct = self.punct
         keywords = self.keywords
         states = self.states
-        while True:
-            m = match(text, pos, end)
-            if m is None:
-                return
+        for m in _TOKEN.finditer(text, pos, end):
             kind: str = m.lastgroup  # type: ignore[assignment]
-            start = m.start(kind)  # type: ignore[arg-type]
-            pos = m.end()
-            value: str = m.group(kind)  # type: ignore[arg-type,assignment]
-            if kind == "WORD":
-                name = keywords.get(value)
-                accepts = states[parser_state.position]
-                if name is not None and name in accepts:
-                    kind = name
-                elif value.lower() in _FLOAT_WORDS and "FLOAT_WORD" in accepts:
-                    kind = "FLOAT_WORD"
-                else:
-                    kind = "IDENT"
-            elif kind == "PUNCT":
+            start, pos = m.span(kind)
+            value: str = m.group(kind)  # type: ignore[assignment]
+            if kind == "PUNCT":
                 kind = punct[value]
+            elif kind == "STRING" or kind == "NUMBER":  # the other common case: kept as they are
+                pass
+            elif kind == "WORD":
+                name = keywords.get(value)
+                kind = name if name is not None and name in states[parser_state.position] else "IDENT"
             elif kind == "ARROW":
                 # `=>` is one token only where an arrow can stand; elsewhere it is `=` then `>`.
                 if "ARROW" not in states[parser_state.position]:
-                    kind = punct["="]
-                    value = "="
-                    pos = start + 1
-            elif kind == "BAD":
+                    yield make_token(punct["="], "=", start, start + 1)
+                    kind, value, start = punct[">"], ">", start + 1
+            elif kind == "END":
+                return
+            else:  # BAD
                 raise UnexpectedCharacters(text, start, 0, 0, allowed=set(states[parser_state.position]))
             yield make_token(kind, value, start, pos)
 
