@@ -166,6 +166,8 @@ class SyntaxDocument:
         self.text = text
         self.lines = LineIndex(text)
         self.pieces: list[Piece] = []
+        self._with_problems: list[Piece] = []  # the pieces that hold problems, in order
+        self._broken = False  # some statement did not parse at all (a piece of kind "error")
         self._model: t.Model | None = None
         self.last_report = ReparseReport("full", 0, len(text), 0)
         self._parse_all()
@@ -188,6 +190,8 @@ class SyntaxDocument:
                 # Move the new objects out of the young generation, or the next collection scans all of them.
                 gc.freeze()
                 gc.enable()
+        self._with_problems = [p for p in self.pieces if p.problems]
+        self._broken = any(p.kind == "error" for p in self.pieces)
         self.last_report = ReparseReport("full", 0, len(text), len(self.pieces))
 
     def _pieces_of(self, model: t.Model, problems: list[tuple[str, int, int]]) -> list[Piece]:
@@ -298,7 +302,7 @@ class SyntaxDocument:
     def problems(self) -> list[Problem]:
         """Every problem, with absolute offsets into the current text."""
         out = []
-        for p in self.pieces:
+        for p in self._with_problems:
             o = p.origin
             for q in p.problems:
                 message = q.message
@@ -404,7 +408,7 @@ class SyntaxDocument:
 
     def _try_incremental(self, start: int, end: int, new: str, new_text: str, delta: int) -> ReparseReport | None:
         pieces = self.pieces
-        if not pieces or any(p.kind == "error" for p in pieces):
+        if not pieces or self._broken:
             return None
         lines = self.lines
         # The edited lines, widened to whole statements; a statement sharing a line is taken whole.
@@ -445,7 +449,9 @@ class SyntaxDocument:
             for p in pieces[last:]:
                 p.origin += delta
         old_pieces = pieces[first:last]
-        pieces[first:last] = new_pieces
+        pieces[first:last] = new_pieces  # statements that parsed: never of kind "error"
+        if any(p.problems for p in old_pieces) or any(p.problems for p in new_pieces):
+            self._with_problems = [p for p in pieces if p.problems]
         self.lines.replace(start, end, new, new_text)
         self.text = new_text
         return ReparseReport("incremental", region_start, new_end, len(new_pieces), "", old_pieces, new_pieces)

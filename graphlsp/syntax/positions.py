@@ -47,8 +47,10 @@ class LineIndex:
 
     def position(self, offset: int, encoding: str = "utf-32") -> tuple[int, int]:
         offset = max(0, min(offset, len(self.text)))
-        line = self.line_of(offset)
+        line = bisect_right(self.starts, offset) - 1
         start = self.starts[line]
+        if encoding == "utf-32":  # code points: no need to look at the characters
+            return line, offset - start
         return line, _units(self.text[start:offset], encoding)
 
     def offset(self, line: int, column: int, encoding: str = "utf-32") -> int:
