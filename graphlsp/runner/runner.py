@@ -308,9 +308,11 @@ class Runner:
         return node.version is not None or node.function is not None
 
     def _deterministic(self, node: Node) -> bool:
-        key = node.function.key if node.function is not None else None
         if is_random(node.op_type):
             return False
+        if node.function is None and not node.subgraphs:  # nearly every node: nothing inside to look at
+            return True
+        key = node.function.key if node.function is not None else None
         if key is not None and key in self._det:
             return self._det[key]
         graphs = [g for gs in node.subgraphs.values() for g in gs]
