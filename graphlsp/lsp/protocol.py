@@ -9,6 +9,7 @@ hand the notification on to graphlsp's.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Iterator
@@ -72,6 +73,4 @@ class GraphLspProtocol(LanguageServerProtocol):
             body = header.encode("ascii") + body
         result = writer.write(body)
         if result is not None:  # an awaitable from an async writer (websockets): let it run
-            import asyncio
-
             asyncio.ensure_future(result)
