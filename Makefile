@@ -20,6 +20,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check graphlsp tests bench
 	$(BIN)/mypy graphlsp
+	$(BIN)/lint-imports
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bench.models import load
-from graphlsp.runner.rewrite import fold_text, non_constant_nodes
+from graphlsp.lint.fold import fold_text, non_constant_nodes
 
 
 def _ort(text: str, level: str) -> tuple[float, int | None]:
@@ -91,7 +91,7 @@ def run(runs: int = 3) -> dict[str, Any]:
         times.append(r.seconds)
         folded = r.text
     from graphlsp.analysis import Analysis
-    from graphlsp.runner.rewrite import fold_edits
+    from graphlsp.lint.fold import fold_edits
 
     for _ in range(runs):
         a = Analysis(text)

@@ -13,9 +13,9 @@ from typing import Any
 
 from bench.models import load
 from graphlsp.analysis import Analysis
-from graphlsp.graph.build import build_model
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.syntax.document import SyntaxDocument
+from graphlsp.syntax.lower import build_model
 
 PASS_BUDGET_US = 20.0
 EDIT_BUDGET_MS = 5.0
@@ -33,7 +33,7 @@ def run(runs: int = 3, edits: int = 40) -> dict[str, Any]:
     for _ in range(runs):
         gc.collect()
         t0 = time.perf_counter()
-        refiner = ShapeRefiner(model, doc)
+        refiner = ShapeRefiner(model)
         refiner.run()
         ours.append(time.perf_counter() - t0)
     proto = onnx.parser.parse_model(text)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from graphlsp.graph.build import build_model
 from graphlsp.graph.core import Model, Node
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.refiner import ShapeRefiner
@@ -19,6 +18,7 @@ from graphlsp.runner import DEFAULT_CAP, Runner
 from graphlsp.runner.fold import FoldPlan
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece, ReparseReport, SyntaxDocument
+from graphlsp.syntax.lower import TextName, TextNode, attributes, build_model
 
 
 @dataclass(slots=True)
@@ -61,7 +61,44 @@ def _graphs_in(v: t.AttrValue | None) -> bool:
     return isinstance(v, t.ListValue) and any(isinstance(x, t.GraphValue) for x in v.items)
 
 
+class ModelAnalysis:
+    """The analysis of a model without text (a binary): its IR, shape inference, values and fold plan."""
+
+    doc: SyntaxDocument | None = None
+
+    def __init__(self, model: Model, findings: list[Finding], fold_size_cap: int = DEFAULT_CAP) -> None:
+        self.model = model
+        self.fold_size_cap = fold_size_cap
+        self._load_findings = findings
+        self.cache: dict[str, object] = {}
+        self.runner = Runner(model, fold_size_cap)
+        self.refiner = self.runner.refiner = ShapeRefiner(model, self.runner)
+        self._fold: FoldPlan | None = None
+        self.refiner.run()
+
+    def findings(self) -> list[Finding]:
+        out = [*self._load_findings, *self.refiner.findings(), *self.fold_plan().findings()]
+        out.sort(key=lambda f: (_node_key(f.node), f.code))
+        return out
+
+    def fold_plan(self) -> FoldPlan:
+        if self._fold is None:
+            self._fold = FoldPlan.of(self)  # type: ignore[arg-type]
+        return self._fold
+
+
+def _node_key(node: Node | None) -> tuple[int, ...]:
+    """Graph-level findings first, then by node position (outer node first for subgraph nodes)."""
+    path: list[int] = []
+    while node is not None:
+        path.append(node.index)
+        node = node.graph.owner
+    return (len(path) > 0, *reversed(path))
+
+
 class Analysis:
+    """One text document's analysis, kept current across edits."""
+
     def __init__(self, text: str | SyntaxDocument, fold_size_cap: int = DEFAULT_CAP) -> None:
         self.doc = text if isinstance(text, SyntaxDocument) else SyntaxDocument(text)
         self.fold_size_cap = fold_size_cap  # bytes: the largest value the runner builds (`fold-size-cap`)
@@ -85,9 +122,9 @@ class Analysis:
         self._node_by_piece = {}
         if self.model.graph is not None:
             for node in self.model.graph.nodes:
-                self._node_by_piece[node.piece] = node
-        self.runner = Runner(self.model, self.doc, self.fold_size_cap)
-        self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.doc, self.runner)
+                self._node_by_piece[node.origin.anchor] = node
+        self.runner = Runner(self.model, self.fold_size_cap)
+        self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.runner)
         self._fold = None
         return self.refiner.run().inferred
 
@@ -101,7 +138,7 @@ class Analysis:
         rerun = self.runner.rerun(self.refiner, changed)  # the refiner's rerun, and the values computed from them
         if self.refiner.stale_unions:  # symbol equalities cannot be unlearned: infer afresh (graph kept)
             self.runner.clear()
-            self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.doc, self.runner)
+            self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.runner)
             self._fold = None
             return EditReport(report, "patched", self.refiner.run().inferred)
         self._fold_dirty += [*changed, *rerun.nodes, *self.runner.moved]
@@ -116,7 +153,7 @@ class Analysis:
         for piece in old:  # a finding elsewhere that points into them would keep a stale position
             if piece in self._structural_pieces:
                 return None
-            if any(n.piece not in replaced for n in self.refiner.anchored.get(piece, ())):
+            if any(n.origin.anchor not in replaced for n in self.refiner.anchored.get(piece, ())):
                 return None
         pairs = []
         for o, n in zip(old, new, strict=True):
@@ -126,14 +163,14 @@ class Analysis:
             pairs.append((node, n))
         for node, piece in pairs:
             syntax: t.Node = piece.value
-            del self._node_by_piece[node.piece]
-            node.syntax = syntax
-            node.piece = piece
+            del self._node_by_piece[node.origin.anchor]
+            node.origin = TextNode(piece, syntax)
+            node.attributes = attributes(syntax)
+            node.generation += 1
             self._node_by_piece[piece] = node
             for value, name in zip(node.outputs, syntax.outputs, strict=False):
-                if value is not None and value.producer is node:
-                    value.piece = piece
-                    value.name_el = name
+                if value is not None and value.producer is node and name is not None:
+                    value.origin = TextName(piece, name)
         return [node for node, _ in pairs]
 
     # ---- findings

@@ -167,30 +167,42 @@ def _convert(args: argparse.Namespace) -> int:
 def _shapes(args: argparse.Namespace) -> int:
     import json
 
-    from graphlsp.graph.build import build_model
-    from graphlsp.infer.refiner import ShapeRefiner
+    from graphlsp.analysis import Analysis, ModelAnalysis
     from graphlsp.infer.report import value_shapes
     from graphlsp.infer.types import type_str
     from graphlsp.source import read_source
-    from graphlsp.syntax.document import SyntaxDocument
 
-    try:
-        source = read_source(args.file)
-    except OSError as e:
-        print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_USAGE
-    doc = SyntaxDocument(source.text)
-    model, _ = build_model(doc)
-    refiner = ShapeRefiner(model, doc)
-    refiner.run()
-    shapes = value_shapes(model, doc, refiner)
+    if args.file.endswith(".onnx"):
+        from graphlsp.binary.read import read_model
+
+        try:
+            model, _ = read_model(args.file)
+        except OSError as e:
+            print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        except Exception as e:  # protobuf's DecodeError and friends
+            print(f"graphlsp: error: {args.file}: cannot load binary ONNX model: {e}", file=sys.stderr)
+            return EXIT_ERRORS
+        binary = ModelAnalysis(model, [])
+        shapes = value_shapes(model, binary.refiner)
+        failed = False
+    else:
+        try:
+            source = read_source(args.file)
+        except OSError as e:
+            print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        a = Analysis(source.text)
+        shapes = value_shapes(a.model, a.refiner, a.doc.lines.position)
+        failed = any(p.code.startswith("GL1") for p in a.doc.problems)
     if args.format == "json":
         print(json.dumps({"values": [v.to_json() for v in shapes]}, indent=2))
     else:
         width = max((len(v.name) for v in shapes), default=0)
         for v in shapes:
-            print(f"{v.line}:{v.col}\t{v.name.ljust(width)}  {type_str(v.type)}")
-    return EXIT_ERRORS if any(p.code.startswith("GL1") for p in doc.problems) else EXIT_CLEAN
+            where = f"{v.line}:{v.col}" if v.line is not None else (v.node or "input")
+            print(f"{where}\t{v.name.ljust(width)}  {type_str(v.type)}")
+    return EXIT_ERRORS if failed else EXIT_CLEAN
 
 
 def _fold(args: argparse.Namespace) -> int:
@@ -198,8 +210,8 @@ def _fold(args: argparse.Namespace) -> int:
 
     from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.lint.diagnostics import collect
+    from graphlsp.lint.fold import fold_text
     from graphlsp.lint.output import format_text
-    from graphlsp.runner.rewrite import fold_text
     from graphlsp.source import read_source
     from graphlsp.syntax.document import SyntaxDocument
 

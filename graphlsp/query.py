@@ -18,6 +18,7 @@ from graphlsp.runner.fold import CONSTANT
 from graphlsp.runner.tensors import preview
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece
+from graphlsp.syntax.lower import text_graph, text_node
 
 Span = tuple[int, int]
 
@@ -54,7 +55,9 @@ class _Finder:
         self.by_syntax: dict[int, Node] = {}
         for g in a.model.graphs():
             for n in g.nodes:
-                self.by_syntax[id(n.syntax)] = n
+                tn = text_node(n)
+                if tn is not None:
+                    self.by_syntax[id(tn.syntax)] = n
 
     def at(self, offset: int) -> Hit | None:
         piece = self.a.doc.piece_at(offset)
@@ -105,7 +108,8 @@ class _Finder:
 
     def _graph_of(self, sig: t.GraphSig | t.FunctionSig) -> Graph | None:
         for g in self.a.model.graphs():
-            if g.syntax is sig:
+            tg = text_graph(g)
+            if tg is not None and tg.sig is sig:
                 return g
         return None
 
@@ -121,6 +125,15 @@ class _Finder:
                     if dm.kind == "param" and _inside(local, dm.start, dm.end):
                         return Hit("dim", self._span(piece, dm), str(dm.value))
         return None
+
+
+def _node_of(a: Analysis, sn: t.Node) -> Node | None:
+    for g in a.model.graphs():
+        for n in g.nodes:
+            tn = text_node(n)
+            if tn is not None and tn.syntax is sn:
+                return n
+    return None
 
 
 def hit_at(a: Analysis, offset: int) -> Hit | None:
@@ -195,7 +208,7 @@ def _dim_hover(a: Analysis, name: str) -> str:
         for v in g.inputs:
             if v.type is not None and v.type.dims:
                 for i, dm in enumerate(v.type.dims):
-                    if dm.kind == "param" and dm.value == name:
+                    if dm == name:
                         users.append(f"`{v.name}` dim {i}")
     where = f"from {', '.join(users)}" if users else "a symbolic dimension"
     text = f"**{name}**: {where}"
@@ -243,7 +256,7 @@ def references(a: Analysis, offset: int, include_definition: bool = True) -> lis
     if include_definition and value.span is not None:
         spans.append(value.span)
     for node, slot in value.consumers:
-        s = node.input_span(slot) if slot >= 0 and slot < len(node.syntax.inputs) else None
+        s = node.input_span(slot) if slot >= 0 else None
         if s is not None:
             spans.append(s)
     return sorted(set(spans))
@@ -252,16 +265,19 @@ def references(a: Analysis, offset: int, include_definition: bool = True) -> lis
 def document_symbols(a: Analysis) -> list[Symbol]:
     out = []
     for g in [a.model.graph, *[f.body for f in a.model.functions.values()]]:
-        if g is None or g.piece is None or g.syntax is None:
+        tg = text_graph(g) if g is not None else None
+        if g is None or tg is None:
             continue
-        o = g.piece.origin
-        name_el = g.syntax.name
-        block_end = g.nodes[-1].span[1] if g.nodes else o + g.syntax.end
-        sym = Symbol(g.name, "graph" if g.kind == "model" else "function", (o + g.syntax.start, block_end),
+        o = tg.piece.origin
+        name_el = tg.sig.name
+        last = g.nodes[-1].span if g.nodes else None
+        block_end = last[1] if last is not None else o + tg.sig.end
+        sym = Symbol(g.name, "graph" if g.kind == "model" else "function", (o + tg.sig.start, block_end),
                      (o + name_el.start, o + name_el.end))  # fmt: skip
         for n in g.nodes:
             outs = ", ".join(v.name for v in n.outputs if v is not None)
-            sym.children.append(Symbol(n.label or outs or n.op_type, "node", n.span, n.op_span, n.op_type))
+            if n.span is not None and n.op_span is not None:
+                sym.children.append(Symbol(n.label or outs or n.op_type, "node", n.span, n.op_span, n.op_type))
         out.append(sym)
     return out
 
@@ -424,10 +440,11 @@ def rename(a: Analysis, offset: int, new_name: str) -> list[tuple[int, int, str]
     text = quote_name(new_name)
     spans = set(references(a, offset, include_definition=True))
     for graph in a.model.graphs():  # declared outputs and value infos name it too
-        sig = graph.syntax
-        if graph.piece is None or sig is None:
+        tg = text_graph(graph)
+        if tg is None:
             continue
-        o = graph.piece.origin
+        sig = tg.sig
+        o = tg.piece.origin
         for vi in [*sig.outputs, *(sig.value_infos if isinstance(sig, t.GraphSig) else [])]:
             if vi.name.value == value.name and graph.lookup(vi.name.value) is value:
                 spans.add((o + vi.name.start, o + vi.name.end))
@@ -455,7 +472,7 @@ def completions(a: Analysis, offset: int) -> list[Completion]:
     piece = a.doc.piece_at(offset)
     node = None
     if piece is not None and isinstance(piece.value, t.Node):
-        node = next((n for g in a.model.graphs() for n in g.nodes if n.syntax is piece.value), None)
+        node = _node_of(a, piece.value)
     if before.count("<") > before.count(">") and node is not None and node.version is not None:
         sig = signature(node.op_type, node.version, node.domain)
         if sig is not None:
@@ -491,7 +508,7 @@ def signature_help(a: Analysis, offset: int) -> SignatureHelp | None:
     local = offset - piece.origin
     if not sn.inputs_start < local <= sn.end:
         return None
-    node = next((n for g in a.model.graphs() for n in g.nodes if n.syntax is sn), None)
+    node = _node_of(a, sn)
     if node is None or node.version is None:
         return None
     sig = signature(node.op_type, node.version, node.domain)

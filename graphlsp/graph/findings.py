@@ -2,12 +2,17 @@
 
 A `Finding` sits on the offending element (an input name, an output name, the op name, a label) with absolute
 offsets into the document's current text; `related` points at other places that explain it (the first
-definition of a duplicated value, the nodes of a cycle).
+definition of a duplicated value, the nodes of a cycle). In a model without text (a binary), start and end are
+-1 and `node` (and `value`) say where the finding is.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from graphlsp.graph.core import Node
 
 UNDEFINED_VALUE = "GL201"
 DUPLICATE_DEFINITION = "GL202"
@@ -36,15 +41,20 @@ CYCLE = "cycle"
 
 @dataclass(slots=True)
 class Finding:
-    """One structural problem. `start`/`end` are absolute offsets; `related` holds (message, start, end)."""
+    """One problem. `start`/`end` are absolute offsets (-1: no text); `related` holds (message, start, end).
+
+    `node` is the node it is about (when there is one): a binary model's findings are located by it; `detail`
+    names the part of the node (`input 1`, `attribute axis`, `output 0`), or the value for a graph-level one."""
 
     code: str
     message: str
-    start: int
-    end: int
+    start: int = -1
+    end: int = -1
     severity: str = ""
     related: list[tuple[str, int, int]] = field(default_factory=list)
     kind: str = ""
+    node: Node | None = None
+    detail: str = ""
 
     def __post_init__(self) -> None:
         kind, severity = CODES.get(self.code, ("", "error"))

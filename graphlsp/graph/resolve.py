@@ -11,7 +11,7 @@ from graphlsp.graph import findings as F
 from graphlsp.graph import ops
 from graphlsp.graph.core import Function, FunctionKey, Node, Span
 
-Issue = tuple[str, str, Span]
+Issue = tuple[str, str, Span | None]
 SUGGESTED_OPSET = 21  # what messages suggest importing for ai.onnx: widely supported by runtimes
 
 
@@ -28,8 +28,7 @@ def resolve_op(node: Node, imports: dict[str, int], functions: dict[FunctionKey,
     version = node.version = imports.get(dom)
     if version is None:
         if dom:
-            op = node.syntax.op
-            where = (node.piece.origin + op.start, node.piece.origin + op.op_start - 1)
+            where = node.origin.domain_span()
             return F.MISSING_OPSET_IMPORT, f"domain '{dom}' is not imported: add `\"{dom}\" : 1` to the {importer}'s " \
                 "opset_import", where  # fmt: skip
         msg = f'the default domain (ai.onnx) is not imported: add `"" : {SUGGESTED_OPSET}` to the {importer}\'s '

@@ -16,7 +16,6 @@ from graphlsp.infer.types import (
     elem_name,
 )
 from graphlsp.ops.signature import OpSignature
-from graphlsp.syntax import tree as t
 
 # (code, message, input index, attribute name, severity)
 Problem = tuple[str, str, "int | None", "str | None", str]
@@ -68,33 +67,6 @@ def type_from_string(s: str) -> ValueType:
         return SequenceType(type_from_string(s[4:-1]))
     if s.startswith("optional(") and s.endswith(")"):
         return OptionalType(type_from_string(s[9:-1]))
-    return None
-
-
-def attr_kind(a: t.Attribute) -> str | None:
-    """The attribute type a value has in the text (declared, or as onnx infers it)."""
-    if a.declared is not None:
-        return a.declared.value
-    v = a.value
-    if isinstance(v, t.LiteralValue):
-        return {"int": "int", "float": "float", "string": "string"}[v.literal.kind]
-    if isinstance(v, t.ListValue):
-        kinds = {attr_kind(t.Attribute(a.name, None, x, 0, 0)) for x in v.items}
-        if not kinds:
-            return None
-        if kinds <= {"int"}:
-            return "ints"
-        if kinds <= {"int", "float"}:
-            return "floats"
-        if kinds <= {"string"}:
-            return "strings"
-        return None
-    if isinstance(v, t.TensorValue):
-        return "tensor"
-    if isinstance(v, t.GraphValue):
-        return "graph"
-    if isinstance(v, t.TypeValue):
-        return "type_proto"
     return None
 
 

@@ -50,6 +50,7 @@ class ShapeProblem:
     span: Anchor | None  # None: the node's op name
     related: list[tuple[str, Anchor]] = field(default_factory=list)
     severity: str = "error"
+    detail: str = ""  # the part of the node it is about (`input 1`, `attribute axis`), for models without text
 
 
 class InferenceError(Exception):
@@ -154,11 +155,7 @@ class InferenceContext:
         return self.attrs.get(name) is not None
 
     def attr_span(self, name: str) -> Span | None:
-        for a in self.node.attributes:
-            if a.name.value == name:
-                o = self.node.piece.origin
-                return (o + a.start, o + a.end)
-        return None
+        return self.node.origin.attr_span(name)
 
     # ---- outputs
     @property
@@ -196,14 +193,17 @@ class InferenceContext:
         related: list[tuple[str, Span | None]] | None = None, severity: str = "error",
     ) -> None:  # fmt: skip
         span: Span | None = None
+        detail = ""
         if input is not None:
             span = self.input_span(input)
+            detail = f"input {input} ({self.input_name(input)})"
         elif attr is not None:
             span = self.attr_span(attr)
+            detail = f"attribute {attr}"
         anchor = self.refiner.anchor
         rel = [(m, anchor(s)) for m, s in (related or []) if s is not None]
         at = anchor(span) if span is not None else None
-        self.problems.append(ShapeProblem(code, f"{self.op}: {message}", at, rel, severity))
+        self.problems.append(ShapeProblem(code, f"{self.op}: {message}", at, rel, severity, detail))
 
     def fail(self, code: str, message: str, **kw: Any) -> InferenceError:
         """Report and return an exception to raise: `raise ctx.fail(...)`."""

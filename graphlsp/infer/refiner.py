@@ -16,15 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from graphlsp.graph.core import Graph, Model, Node, Value
+from graphlsp.graph.core import FuncAttr, Graph, Model, Node, TypeSpec, Value, ValueInfo
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
-from graphlsp.infer.attrs import Ref, attribute_values, tensor_value
-from graphlsp.infer.checks import attr_kind, type_string, verdict
+from graphlsp.infer.attrs import Ref, attribute_values, plain
+from graphlsp.infer.checks import type_string, verdict
 from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
 from graphlsp.infer.types import (
-    ELEM_BY_NAME,
     MapType,
     OptionalType,
     SequenceType,
@@ -37,30 +36,28 @@ from graphlsp.infer.types import (
 )
 from graphlsp.ops import registry
 from graphlsp.ops.signature import OpSignature, signature
-from graphlsp.syntax import tree as t
-from graphlsp.syntax.document import SyntaxDocument
 
 CONST_CAP = 1024  # elements: initializers this small are kept as known values
 
 
-def declared_type(ty: t.TypeRef | None) -> ValueType:
-    """A type written in the file, as a ValueType (dim_params become symbols)."""
+def declared_type(ty: TypeSpec | None) -> ValueType:
+    """A declared type as a ValueType (dim_params become symbols; a negative dim is unknown)."""
     if ty is None:
         return None
     if ty.kind in ("tensor", "sparse_tensor"):
         shape = None
         if ty.dims is not None:
             shape = tuple(
-                dm.value if dm.kind == "value" else (d.symbol(str(dm.value)) if dm.kind == "param" else None)
+                (dm if dm >= 0 else None) if isinstance(dm, int) else (d.symbol(dm) if dm is not None else None)
                 for dm in ty.dims
             )
-        return TensorType(ELEM_BY_NAME.get(ty.elem or ""), shape, ty.kind == "sparse_tensor")  # type: ignore[arg-type]
+        return TensorType(ty.elem or None, shape, ty.kind == "sparse_tensor")
     if ty.kind == "seq":
-        return SequenceType(declared_type(ty.args[0]) if ty.args else None)
+        return SequenceType(declared_type(ty.arg))
     if ty.kind == "optional":
-        return OptionalType(declared_type(ty.args[0]) if ty.args else None)
+        return OptionalType(declared_type(ty.arg))
     if ty.kind == "map":
-        return MapType(ELEM_BY_NAME.get(ty.elem or ""), declared_type(ty.args[0]) if ty.args else None)
+        return MapType(ty.elem or None, declared_type(ty.arg))
     return None
 
 
@@ -73,9 +70,9 @@ class RefineReport:
 
 
 class ShapeRefiner:
-    def __init__(self, model: Model, doc: SyntaxDocument, evaluator: Any = None) -> None:
+    def __init__(self, model: Model, evaluator: Any = None) -> None:
         self.model = model
-        self.doc = doc
+        self.source = model.source
         self.evaluator = evaluator  # the runner (issue: CPU runner), asked for values shape functions request
         self.values: dict[Value, Inferred] = {}
         self.contexts: dict[Node, InferenceContext] = {}
@@ -87,12 +84,12 @@ class ShapeRefiner:
                     rank.setdefault(s, len(rank))
         self.unifier = sh.Unifier(rank)
         self._bindings: list[dict[str, Any]] = []  # attribute bindings of function bodies being inferred
-        # declared types of node outputs (graph outputs, value infos): value -> (type, absolute span getter)
-        self.declared: dict[Value, tuple[ValueType, t.ValueInfo, Graph]] = {}
+        # declared types of node outputs (graph outputs, value infos): value -> (type, declaration)
+        self.declared: dict[Value, tuple[ValueType, ValueInfo]] = {}
         self.anchored: dict[Any, set[Node]] = {}  # piece -> nodes with a problem pointing into it
         self.unifying: set[Node] = set()  # nodes whose inference equated symbols
         self.problem_nodes: dict[Node, None] = {}  # nodes whose context holds problems (ordered set)
-        self._attr_cache: dict[Node, tuple[t.Node, dict[str, Any]]] = {}
+        self._attr_cache: dict[Node, tuple[object, dict[str, Any]]] = {}
         self.stale_unions = False  # set when such a node is inferred again
         self._order: dict[Graph, dict[Node, int]] = {}
 
@@ -177,37 +174,24 @@ class ShapeRefiner:
 
     def _init_graph(self, graph: Graph) -> None:
         """Graph inputs and initializers: their declared types, and the values of small initializers."""
-        sig = graph.syntax
-        if sig is None:
-            return
-        inits = [vi for vi in sig.value_infos if vi.has_init] if isinstance(sig, t.GraphSig) else []
-        for vi in [*sig.inputs, *inits]:
-            value = graph.values.get(vi.name.value)
-            if value is None:
-                continue
-            first = value.name_el is None or value.name_el is vi.name
-            if not first and not (vi.has_init and value.kind == "input"):
+        seen: set[Value] = set()
+        for value in [*graph.inputs, *graph.initializers.values()]:
+            if value.duplicate_of is not None or value in seen:
                 continue  # a later duplicate definition: the first one stands
+            seen.add(value)
             const = None
-            init = vi.init
-            if vi.has_init and init is not None and init.values is not None and len(init.values) <= CONST_CAP:
-                try:
-                    const = tensor_value(t.TensorValue(vi.type, None, init, vi.start, vi.end))  # type: ignore[arg-type]
-                except Exception:
-                    const = None
-            if not first:  # IR < 4: an input listed again as an initializer gives the input its value
-                prev = self.values.get(value)
-                if const is not None:
-                    self.values[value] = Inferred(prev.type if prev else declared_type(vi.type), None, const)
-            elif value not in self.values or const is not None or graph.kind != "model":
-                self.values[value] = Inferred(declared_type(vi.type), None, const)
-        declared = [vi for vi in sig.outputs if vi.type is not None]
-        if isinstance(sig, t.GraphSig):
-            declared += [vi for vi in sig.value_infos if vi.type is not None and not vi.has_init]
-        for vi in declared:
-            value = graph.lookup(vi.name.value)
-            if value is not None and value.producer is not None and value not in self.declared:
-                self.declared[value] = (declared_type(vi.type), vi, graph)
+            tensor = value.tensor  # an initializer's, or an input's default (IR < 4 gives the input its value)
+            if tensor is not None and tensor.size <= CONST_CAP and not tensor.external:
+                got = plain(tensor)
+                const = got if isinstance(got, np.ndarray) else None
+            if value not in self.values or const is not None or graph.kind != "model":
+                self.values[value] = Inferred(declared_type(value.type), None, const)
+        for info in [*graph.output_infos, *graph.value_infos.values()]:
+            if info.type is None:
+                continue
+            target = graph.lookup(info.name)
+            if target is not None and target.producer is not None and target not in self.declared:
+                self.declared[target] = (declared_type(info.type), info)
 
     def _set_inputs(self, graph: Graph, inputs: list[Inferred | None]) -> None:
         for i, value in enumerate(graph.inputs):
@@ -237,8 +221,8 @@ class ShapeRefiner:
         if node.function is None and node.version is not None:
             sig = signature(node.op_type, node.version, node.domain)
         cached = self._attr_cache.get(node)
-        if cached is None or cached[0] is not node.syntax:  # the syntax node is replaced on every edit of it
-            cached = self._attr_cache[node] = (node.syntax, attribute_values(node.attributes))
+        if cached is None or cached[0] is not node.attributes:  # an edit of the node replaces the dict
+            cached = self._attr_cache[node] = (node.attributes, attribute_values(node.attributes))
         attrs = cached[1]
         if self._bindings:
             attrs = self._bind(attrs)
@@ -306,15 +290,18 @@ class ShapeRefiner:
 
     def _merge_declared(self, ctx: InferenceContext, value: Value, got: Inferred) -> None:
         """A declared type (graph output, value info) refines the inferred one; a contradiction is GL315."""
-        declared, vi, graph = self.declared[value]
+        declared, info = self.declared[value]
         try:
             got.type = _merge_types(got.type, declared, self.unifier)
         except (sh.MergeError, TypeError) as e:
-            o = graph.piece.origin if graph.piece is not None else 0
             op = ctx.node.op_type
+            where = info.origin.span()
+            op_span = ctx.node.op_span
             ctx.problems.append(ShapeProblem(
                 "GL315", f"'{value.name}' is declared {type_str(declared)} but {op} gives {type_str(got.type)} ({e})",
-                self.anchor((o + vi.start, o + vi.end)), [(f"{op} produces it here", self.anchor(ctx.node.op_span))],
+                self.anchor(where) if where is not None else None,
+                [(f"{op} produces it here", self.anchor(op_span))] if op_span is not None else [],
+                detail=f"output {value.name}",
             ))  # fmt: skip
 
     def _bind(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -327,7 +314,7 @@ class ShapeRefiner:
         n_in = len(node.inputs)
         while n_in and node.inputs[n_in - 1] is None:
             n_in -= 1
-        kinds = tuple((a.name.value, attr_kind(a)) for a in node.attributes)
+        kinds = tuple((name, a.kind if a.kind != "ref" else None) for name, a in node.attributes.items())
         in_types = tuple(type_string(ctx.input_type(i)) if v is not None else "" for i, v in enumerate(node.inputs))
         v = verdict(sig, n_in, kinds, in_types, len(node.outputs))
         for code, message, input_index, attr, severity in v.problems:
@@ -338,14 +325,12 @@ class ShapeRefiner:
                 ctx.outputs[i] = Inferred(ty)
 
     # ---- function bodies
-    def _infer_function(self, ctx: InferenceContext, body: Graph, attrs: list[t.FuncAttr]) -> None:
+    def _infer_function(self, ctx: InferenceContext, body: Graph, attrs: list[FuncAttr]) -> None:
         """Infer a call through the function's body, with the call's attributes bound to the body's `@refs`."""
-        from graphlsp.infer.attrs import value_of
-
         binding: dict[str, Any] = {}
         for fa in attrs:
             if fa.has_default:
-                binding[fa.name.value] = value_of(fa.default, fa.declared.value if fa.declared else None)
+                binding[fa.name] = plain(fa.default)
         binding.update({k: v for k, v in ctx.attrs.items() if v is not None})
         saved_values = {v: self.values.get(v) for v in body.values.values()}
         saved_contexts = self.contexts
@@ -432,23 +417,19 @@ class ShapeRefiner:
         span = value.span
         if span is None:
             return None
-        return self.doc.lines.line_of(span[0]) + 1
+        line = self.source.line_of(span[0])
+        return line + 1 if line is not None else None
 
     def anchor(self, span: tuple[int, int]) -> tuple[Any, int, int]:
         """An absolute range as (piece, local start, local end): it moves with its statement."""
-        piece = self.doc.piece_at(span[0])
-        o = piece.origin if piece is not None else 0
-        return (piece, span[0] - o, span[1] - o)
-
-    @staticmethod
-    def _resolve(a: tuple[Any, int, int]) -> tuple[int, int]:
-        o = a[0].origin if a[0] is not None else 0
-        return a[1] + o, a[2] + o
+        return self.source.anchor(span)
 
     def _finding(self, node: Node, p: ShapeProblem) -> Finding:
-        start, end = self._resolve(p.span) if p.span is not None else node.op_span
-        related = [(m, *self._resolve(a)) for m, a in p.related]
-        return Finding(p.code, p.message, start, end, p.severity, related)
+        resolve = self.source.resolve
+        where = resolve(p.span) if p.span is not None else node.op_span
+        start, end = where if where is not None else (-1, -1)
+        related = [(m, *resolve(a)) for m, a in p.related]
+        return Finding(p.code, p.message, start, end, p.severity, related, node=node, detail=p.detail)
 
 
 def _merge_types(a: ValueType, b: ValueType, unifier: sh.Unifier) -> ValueType:
@@ -480,11 +461,11 @@ def _symbols(ty: ValueType) -> Iterable[str]:
         yield from _symbols(ty.value)
 
 
-_SCHEMA_BODIES: dict[tuple[str, int, str], tuple[Graph, list[t.FuncAttr]] | None] = {}
+_SCHEMA_BODIES: dict[tuple[str, int, str], tuple[Graph, list[FuncAttr]] | None] = {}
 
 
-def _schema_body(op: str, version: int, domain: str) -> tuple[Graph, list[t.FuncAttr]] | None:
-    """An onnx schema's function body as one of our Graphs (printed by onnx, parsed by us; cached)."""
+def _schema_body(op: str, version: int, domain: str) -> tuple[Graph, list[FuncAttr]] | None:
+    """An onnx schema's function body as one of our Graphs (read by the binary front end; cached)."""
     key = (op, version, domain)
     if key in _SCHEMA_BODIES:
         return _SCHEMA_BODIES[key]
@@ -492,18 +473,11 @@ def _schema_body(op: str, version: int, domain: str) -> tuple[Graph, list[t.Func
     sig = signature(op, version, domain)
     proto = sig.function_body(version) if sig is not None else None
     if proto is not None:
-        import onnx.printer
-
-        from graphlsp.graph.build import build_model
+        from graphlsp.binary.read import function_from_proto
 
         imports = {o.domain: o.version for o in proto.opset_import} or {domain: version}
-        opsets = ", ".join(f'"{k}" : {v}' for k, v in imports.items())
-        text = f"<ir_version: 10, opset_import: [{opsets}]>\nwrapper () => () {{}}\n" + onnx.printer.to_text(proto)
-        doc = SyntaxDocument(text)
-        model, _ = build_model(doc)
-        for fn in model.functions.values():
-            if fn.body is not None:
-                result = (fn.body, fn.attributes)
-                break
+        fn = function_from_proto(proto, imports)
+        if fn.body is not None:
+            result = (fn.body, fn.attributes)
     _SCHEMA_BODIES[key] = result
     return result

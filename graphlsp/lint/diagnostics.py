@@ -9,16 +9,21 @@ from graphlsp.lint.rules import rule
 from graphlsp.syntax.document import SyntaxDocument
 
 if TYPE_CHECKING:
-    from graphlsp.analysis import Analysis
+    from graphlsp.analysis import Analysis, ModelAnalysis
+    from graphlsp.graph.core import Node
 
 
 @dataclass(slots=True)
 class Diagnostic:
+    """One finding in people's coordinates. A binary model has no lines: line and col are None there, and the
+    finding is located by `graph` (its path), `node` (name), `node_index` and `op`, with `excerpt` the node in
+    one line of ONNX text; `detail` names the part of the node (`input 1 (x)`, `attribute axis`)."""
+
     file: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
+    line: int | None
+    col: int | None
+    end_line: int | None
+    end_col: int | None
     severity: str
     code: str
     name: str
@@ -26,10 +31,18 @@ class Diagnostic:
     start: int = 0  # offsets into the text, for editors and fixes
     end: int = 0
     related: list[dict[str, Any]] = field(default_factory=list)
+    graph: str | None = None
+    node: str | None = None
+    node_index: int | None = None
+    op: str | None = None
+    detail: str = ""
+    excerpt: str = ""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        del d["start"], d["end"]
+        del d["start"], d["end"], d["excerpt"]
+        if not d["detail"]:
+            del d["detail"]
         d["related"] = [{k: v for k, v in r.items() if k not in ("start", "end")} for r in d["related"]]
         if not d["related"]:
             del d["related"]
@@ -38,19 +51,52 @@ class Diagnostic:
 
 def _make(
     doc: SyntaxDocument, path: str, code: str, message: str, start: int, end: int, severity: str | None,
-    related: list[tuple[str, int, int]],
+    related: list[tuple[str, int, int]], node: Node | None = None,
 ) -> Diagnostic:  # fmt: skip
     r = rule(code)
+    if start < 0:  # a finding with no text position (a node read from a schema's function body)
+        start = end = 0
     line, col = doc.lines.position(start)
     end_line, end_col = doc.lines.position(max(start, end))
     rel = []
     for msg, s, e in related:
         rl, rc = doc.lines.position(s)
         rel.append({"message": msg, "line": rl + 1, "col": rc + 1, "start": s, "end": e})
-    return Diagnostic(
+    d = Diagnostic(
         path, line + 1, col + 1, end_line + 1, end_col + 1, severity or r.severity, code, r.name, message,
         start, max(start, end), rel,
     )  # fmt: skip
+    if node is not None:
+        _locate(d, node)
+    return d
+
+
+def _locate(d: Diagnostic, node: Node) -> None:
+    d.graph = node.graph.path
+    d.node = node.name
+    d.node_index = node.index
+    d.op = node.qualified_op
+
+
+def collect_binary(analysis: ModelAnalysis, path: str) -> list[Diagnostic]:
+    """Diagnostics of a model without text, located by node."""
+    from graphlsp.syntax.printer import node_line
+
+    out = []
+    for f in analysis.findings():
+        r = rule(f.code)
+        d = Diagnostic(path, None, None, None, None, f.severity or r.severity, f.code, r.name, f.message,
+                       detail=f.detail)  # fmt: skip
+        if f.node is not None:
+            _locate(d, f.node)
+            d.excerpt = node_line(f.node, EXCERPT)
+        elif analysis.model.graph is not None:
+            d.graph = analysis.model.graph.path
+        out.append(d)
+    return out
+
+
+EXCERPT = 200  # characters: the most of a source line or node any output echoes
 
 
 def collect_analysis(analysis: Analysis, path: str = "<text>") -> list[Diagnostic]:
@@ -59,7 +105,7 @@ def collect_analysis(analysis: Analysis, path: str = "<text>") -> list[Diagnosti
     out = [_make(doc, path, p.code, p.message, p.start, p.end, None, p.related) for p in doc.problems]
     if doc.model.graph is not None:
         for f in analysis.findings():
-            out.append(_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related)))
+            out.append(_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related), f.node))
     out.sort(key=lambda d: (d.start, d.code))
     return out
 

@@ -13,6 +13,7 @@ from graphlsp.graph.core import Node
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.types import type_str
 from graphlsp.syntax import tree as t
+from graphlsp.syntax.lower import text_graph
 
 Edit = tuple[int, int, str]
 
@@ -26,8 +27,9 @@ class Fix:
 
 def _node_at(a: Analysis, offset: int) -> Node | None:
     """The innermost node whose statement contains offset (a subgraph's node lies inside its owner's span)."""
-    hits = [n for g in a.model.graphs() for n in g.nodes if n.span[0] <= offset <= n.span[1]]
-    return min(hits, key=lambda n: n.span[1] - n.span[0], default=None)
+    hits = [(n, s) for g in a.model.graphs() for n in g.nodes if (s := n.span) is not None and s[0] <= offset <= s[1]]
+    best = min(hits, key=lambda h: h[1][1] - h[1][0], default=None)
+    return best[0] if best is not None else None
 
 
 def _unknown_op(a: Analysis, f: Finding) -> list[Fix]:
@@ -37,6 +39,8 @@ def _unknown_op(a: Analysis, f: Finding) -> list[Fix]:
     candidates = ops.op_names(node.domain) + [fn.name for fn in a.model.functions.values() if fn.domain == node.domain]
     hint = ops.closest(node.op_type, candidates)
     if hint is None:
+        return []
+    if node.op_span is None:
         return []
     s, e = node.op_span
     return [Fix(f"Replace '{node.op_type}' with '{hint}'", [(s, e, hint)], safe=False)]
@@ -65,6 +69,8 @@ def _unused(a: Analysis, f: Finding) -> list[Fix]:
     if node is None or any(v is not None and v.is_used for v in node.outputs):
         return []
     text = a.doc.text
+    if node.span is None:
+        return []
     s, e = node.span
     line_start = text.rfind("\n", 0, s) + 1
     line_end = text.find("\n", e)
@@ -76,9 +82,10 @@ def _unused(a: Analysis, f: Finding) -> list[Fix]:
 
 def _declared_conflict(a: Analysis, f: Finding) -> list[Fix]:
     for g in a.model.graphs():
-        sig, piece = g.syntax, g.piece
-        if sig is None or piece is None:
+        tg = text_graph(g)
+        if tg is None:
             continue
+        sig, piece = tg.sig, tg.piece
         vis = [*sig.outputs, *(sig.value_infos if isinstance(sig, t.GraphSig) else [])]
         for vi in vis:
             if vi.type is not None and piece.origin + vi.start == f.start:
@@ -93,10 +100,10 @@ def _declared_conflict(a: Analysis, f: Finding) -> list[Fix]:
 
 
 def _fold(a: Analysis, f: Finding) -> list[Fix]:
-    from graphlsp.runner.rewrite import fold_edits
+    from graphlsp.lint.fold import fold_edits
 
     plan = a.fold_plan()
-    node = next((n for n in plan.folds if n.op_span[0] == f.start), None)
+    node = next((n for n in plan.folds if (n.op_span or (-1, -1))[0] == f.start), None)
     if node is None:
         return []
     part = plan.component(node)
@@ -112,7 +119,7 @@ def _fold(a: Analysis, f: Finding) -> list[Fix]:
 
 def fold_all(a: Analysis) -> Fix | None:
     """"Fold all constants": every maximal constant subgraph of the file, or None when nothing folds."""
-    from graphlsp.runner.rewrite import fold_edits
+    from graphlsp.lint.fold import fold_edits
 
     plan = a.fold_plan()
     edits = fold_edits(a).edits if plan.folds else []

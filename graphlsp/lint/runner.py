@@ -55,6 +55,24 @@ def lint_text(
     return analysis, finalize(diags, text, path, settings)
 
 
+def lint_binary(path: str, settings: Settings) -> list[Diagnostic]:
+    """A binary model's diagnostics: read straight from its protobuf, located by node. Raises OSError."""
+    from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.read import read_model
+    from graphlsp.lint.diagnostics import collect_binary
+
+    try:
+        model, findings = read_model(path)
+    except OSError:
+        raise
+    except Exception as e:  # protobuf's DecodeError, RuntimeError from a malformed message
+        r = rule("GL106")
+        return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
+                           f"cannot load binary ONNX model: {type(e).__name__}: {e}")]  # fmt: skip
+    analysis = ModelAnalysis(model, findings, settings.fold_size_cap)
+    return finalize(collect_binary(analysis, path), "", path, settings)
+
+
 def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) -> list[Diagnostic]:
     """Settings (selected rules, severities) and suppressions applied to a file's diagnostics."""
     from graphlsp.lint import suppress
@@ -100,6 +118,11 @@ def _fix(text: str, path: str, settings: Settings) -> tuple[str, int]:
 def check_file(path: str, settings: Settings, fix: bool = False) -> FileResult:
     from graphlsp.source import read_source
 
+    if path.endswith(".onnx"):
+        try:
+            return FileResult(path, lint_binary(path, settings), binary=True)
+        except OSError as e:
+            return FileResult(path, error=e.strerror or str(e))
     try:
         source = read_source(path)
     except OSError as e:

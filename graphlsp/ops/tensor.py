@@ -22,13 +22,13 @@ from typing import Any
 import numpy as np
 from onnx import TensorProto, helper
 
+from graphlsp.graph.tensor import Tensor
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext, InferenceError
 from graphlsp.infer.dims import Dim, Expr
 from graphlsp.infer.types import ELEM_BY_NAME, Shape, shape_str
 from graphlsp.ops.registry import shape_fn
-from graphlsp.syntax import tree
 
 CONST_CAP = 1024  # elements: folded values this small are kept
 SV_CAP = 64  # elements: shape values this long are carried
@@ -349,13 +349,11 @@ def _attr_tensor(ctx: InferenceContext, name: str) -> tuple[np.ndarray | None, i
     arr = value if isinstance(value, np.ndarray) else None
     elem: int | None = None
     shape: Shape = tuple(int(x) for x in arr.shape) if arr is not None else None
-    for a in ctx.node.attributes:
-        if a.name.value == name and isinstance(a.value, tree.TensorValue):
-            from graphlsp.infer.refiner import declared_type
-
-            ty = declared_type(a.value.type)
-            elem = getattr(ty, "elem", None)
-            shape = shape if shape is not None else getattr(ty, "shape", None)
+    a = ctx.node.attributes.get(name)
+    if a is not None and isinstance(a.value, Tensor):
+        elem = a.value.dtype or None
+        if shape is None and all(x >= 0 for x in a.value.shape):
+            shape = a.value.shape
     if elem is None and arr is not None:
         try:
             elem = helper.np_dtype_to_tensor_dtype(arr.dtype)
@@ -455,7 +453,7 @@ _CONST_ATTRS = ("value", "sparse_value", "value_int", "value_ints", "value_float
 
 @shape_fn("Constant")
 def constant(ctx: InferenceContext) -> None:
-    written = {a.name.value for a in ctx.node.attributes}
+    written = set(ctx.node.attributes)
     given = [n for n in _CONST_ATTRS if n in written or ctx.has_attr(n)]
     if len(given) != 1:
         which = ", ".join(given) if given else "none"

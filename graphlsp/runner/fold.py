@@ -108,11 +108,12 @@ class FoldPlan:
                            for f in self.folds.values() if self.is_frontier(f.node)]  # fmt: skip
         out = []
         for node, code, message in self._hints:
-            s, e = node.op_span
-            out.append(Finding(code, message, s, e, "hint"))
+            s, e = node.op_span or (-1, -1)
+            out.append(Finding(code, message, s, e, "hint", node=node))
         for node, message in self.errors.items():
-            s, e = node.op_span
-            out.append(Finding(EVAL_ERROR, f"{node.op_type}: fails on its constant inputs: {message}", s, e, "error"))
+            s, e = node.op_span or (-1, -1)
+            out.append(Finding(EVAL_ERROR, f"{node.op_type}: fails on its constant inputs: {message}", s, e, "error",
+                               node=node))  # fmt: skip
         return out
 
     def is_frontier(self, node: Node) -> bool:

@@ -20,15 +20,14 @@ from typing import Any
 
 import numpy as np
 
-from graphlsp.graph.core import Graph, Model, Node, Value
+from graphlsp.graph.core import Model, Node, Value
 from graphlsp.graph.order import Worklist
-from graphlsp.infer.attrs import Ref, attribute_values, tensor_value
+from graphlsp.graph.tensor import Tensor, TensorError
+from graphlsp.infer.attrs import Ref, attribute_values
 from graphlsp.infer.types import TensorType
 from graphlsp.ops.signature import signature
 from graphlsp.runner import kernels, tensors
 from graphlsp.runner.kernels import KernelError
-from graphlsp.syntax import tree as t
-from graphlsp.syntax.document import SyntaxDocument
 
 DEFAULT_CAP = 1 << 20  # bytes: the largest value the runner builds
 CACHE_LIMIT = 1024  # bytes: values this small stay cached (TensorFlow's kMaxTensorSize)
@@ -69,9 +68,8 @@ class RunnerStats:
 class Runner:
     """Evaluates values of one model; the ShapeRefiner's `evaluator`."""
 
-    def __init__(self, model: Model, doc: SyntaxDocument, size_cap: int = DEFAULT_CAP) -> None:
+    def __init__(self, model: Model, size_cap: int = DEFAULT_CAP) -> None:
         self.model = model
-        self.doc = doc
         self.size_cap = size_cap
         self.refiner: Any = None
         self.stats = RunnerStats()
@@ -83,8 +81,7 @@ class Runner:
         self._answers: dict[Value, Any] = {}
         self._order: dict[Node, int] = {}
         self.moved: list[Node] = []
-        self._attrs: dict[Node, tuple[t.Node, dict[str, Any]]] = {}
-        self._inits: dict[Graph, dict[str, t.ValueInfo]] = {}
+        self._attrs: dict[Node, tuple[object, dict[str, Any]]] = {}
         self._det: dict[Any, bool] = {}
         self._functions: list[Any] | None = None
         self._displaced: dict[Value, Any] = {}  # answers outputs_of replaced during the refiner's rerun
@@ -325,19 +322,17 @@ class Runner:
         return ok
 
     def _initializer(self, v: Value) -> Any:
-        vi = self._init_info(v)
-        if vi is None or vi.init is None or vi.init.values is None or vi.type is None:
-            return NOT_CONST  # external data
-        from graphlsp.infer.refiner import declared_type
-
-        ty = declared_type(vi.type)
-        size = tensors.elem_itemsize(ty.elem if isinstance(ty, TensorType) else None) or 8
-        if len(vi.init.values) * size > self.size_cap:
+        tensor = v.tensor
+        if tensor is None:
+            return NOT_CONST
+        if tensor.nbytes > self.size_cap:
             self.stats.refused_size += 1
             return NOT_CONST
         try:
-            arr = tensor_value(t.TensorValue(vi.type, None, vi.init, vi.start, vi.end))
-        except Exception:
+            arr = tensor.numpy()
+        except TensorError:
+            return NOT_CONST
+        except Exception:  # a malformed literal or protobuf: the checks report it
             return NOT_CONST
         self.stats.largest = max(self.stats.largest, tensors.nbytes(arr))
         if v.graph.kind == "model" and tensors.nbytes(arr) <= CACHE_LIMIT and v not in self._answers:
@@ -345,18 +340,6 @@ class Runner:
             self.stats.cache_bytes += tensors.nbytes(arr)
             self.stats.peak_cache_bytes = max(self.stats.peak_cache_bytes, self.stats.cache_bytes)
         return arr
-
-    def _init_info(self, v: Value) -> t.ValueInfo | None:
-        table = self._inits.get(v.graph)
-        if table is None:
-            table = self._inits[v.graph] = {}
-            sig = v.graph.syntax
-            if sig is not None:
-                extra = sig.value_infos if isinstance(sig, t.GraphSig) else []
-                for vi in [*extra, *sig.inputs]:
-                    if vi.has_init:
-                        table.setdefault(vi.name.value, vi)
-        return table.get(v.name)
 
     # ---- running one node
     def _run(self, node: Node, args: list[Any], outer: dict[str, Any]) -> tuple[list[Any], str | None]:
@@ -468,60 +451,53 @@ class Runner:
         return x
 
     def attributes(self, node: Node) -> dict[str, Any]:
-        """The node's attributes as Python values, with the schema's defaults and bound `@refs`."""
+        """The node's attributes as Python values, with the schema's defaults and bound `@refs`; a tensor
+        attribute is decoded when it is within the size cap."""
         cached = self._attrs.get(node)
-        if cached is None or cached[0] is not node.syntax:
+        if cached is None or cached[0] is not node.attributes:
             attrs = attribute_values(node.attributes)
+            for name, x in attrs.items():
+                if isinstance(x, Tensor):
+                    attrs[name] = self._decode(x)
             sig = signature(node.op_type, node.version, node.domain) if node.version is not None else None
             if sig is not None:
                 for name, spec in sig.attrs.items():
                     if attrs.get(name) is None and spec.default is not None:
                         attrs[name] = spec.default
-            cached = self._attrs[node] = (node.syntax, attrs)
+            cached = self._attrs[node] = (node.attributes, attrs)
         attrs = cached[1]
         if any(isinstance(x, Ref) for x in attrs.values()):
             bound = self._binding()
             attrs = {k: (bound.get(x.name) if isinstance(x, Ref) else x) for k, x in attrs.items()}
         return attrs
 
+    def _decode(self, tensor: Tensor) -> Any:
+        if tensor.nbytes > self.size_cap:
+            return None
+        try:
+            return tensor.numpy()
+        except Exception:
+            return None
+
     def _binding(self) -> dict[str, Any]:
         stack = getattr(self.refiner, "_bindings", None)
         return stack[-1] if stack else {}
 
     def _proto(self, node: Node) -> Any:
-        from onnx import helper, numpy_helper
+        from graphlsp.binary.write import node_proto
 
-        from graphlsp.syntax.to_proto import node_to_proto
-
-        proto = node_to_proto(node.syntax)
-        if proto.domain == "ai.onnx":
-            proto.domain = ""
-        if any(a.ref_attr_name for a in proto.attribute):
-            bound = self._binding()
-            kept = []
-            for a in proto.attribute:
-                if not a.ref_attr_name:
-                    kept.append(a)
-                    continue
-                x = bound.get(a.ref_attr_name)
-                if x is None:
-                    continue  # not given: the op's default
-                if isinstance(x, np.ndarray):
-                    x = numpy_helper.from_array(x)
-                kept.append(helper.make_attribute(a.name, x))
-            del proto.attribute[:]
-            proto.attribute.extend(kept)
-        return proto
+        return node_proto(node, self._binding() if any(isinstance(a.value, Ref) for a in node.attributes.values())
+                          else None)  # fmt: skip
 
     def _function_protos(self) -> list[Any]:
         if self._functions is None:
-            from graphlsp.syntax.to_proto import function_to_proto
+            from graphlsp.binary.write import WriteError, function_proto
 
             self._functions = []
-            for fn in self.doc.model.functions:
+            for fn in self.model.functions.values():
                 try:
-                    self._functions.append(function_to_proto(fn))
-                except Exception:
+                    self._functions.append(function_proto(fn))
+                except WriteError:
                     continue
         return self._functions
 

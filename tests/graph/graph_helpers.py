@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphlsp.graph.build import build_model
 from graphlsp.graph.core import Model
 from graphlsp.graph.findings import Finding
 from graphlsp.syntax.document import SyntaxDocument
+from graphlsp.syntax.lower import build_model
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

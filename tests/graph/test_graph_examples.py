@@ -8,9 +8,9 @@ import time
 import pytest
 from graph_helpers import BENCH, EXAMPLES, build, described, line_of
 
-from graphlsp.graph.build import build_model
 from graphlsp.graph.findings import CODES
 from graphlsp.syntax.document import SyntaxDocument
+from graphlsp.syntax.lower import build_model
 
 STRUCTURAL = {kind for kind, _ in CODES.values()}
 EXPECT = re.compile(r"#\s*expect:\s*([a-z-]+)\s*$")

@@ -6,8 +6,8 @@ import gc
 
 from graph_helpers import HEADER, build, described, nth
 
-from graphlsp.graph.build import build_model
 from graphlsp.syntax.document import SyntaxDocument
+from graphlsp.syntax.lower import build_model
 
 
 def kinds(text: str) -> list[tuple[str, int, str]]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from graphlsp.graph.build import build_model
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.infer.types import type_str
 from graphlsp.syntax.document import SyntaxDocument
+from graphlsp.syntax.lower import build_model
 
 
 def infer(text: str) -> tuple[dict[str, str], list[Finding]]:
@@ -16,7 +16,7 @@ def infer(text: str) -> tuple[dict[str, str], list[Finding]]:
     doc = SyntaxDocument(text)
     assert not doc.problems, doc.problems
     model, _ = build_model(doc)
-    refiner = ShapeRefiner(model, doc)
+    refiner = ShapeRefiner(model)
     refiner.run()
     assert model.graph is not None
     types: dict[str, str] = {}

@@ -13,11 +13,12 @@ import onnx.helper
 import onnx.numpy_helper
 import onnx.printer
 
-from graphlsp.graph.build import build_model
+from graphlsp.binary.read import type_spec
 from graphlsp.infer.refiner import ShapeRefiner, declared_type
 from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, type_str
 from graphlsp.runner import Runner
 from graphlsp.syntax.document import SyntaxDocument
+from graphlsp.syntax.lower import build_model
 
 
 @dataclass
@@ -49,8 +50,8 @@ class RecordedRunner(Runner):
     """The CPU runner with the graph inputs' recorded values known: what a runtime fed those inputs computes,
     so value-dependent output shapes (NonZero, NonMaxSuppression, StringSplit, Loop outputs) become exact."""
 
-    def __init__(self, model: Any, doc: SyntaxDocument, onnx_model: onnx.ModelProto, inputs: list[Any]) -> None:
-        super().__init__(model, doc)
+    def __init__(self, model: Any, onnx_model: onnx.ModelProto, inputs: list[Any]) -> None:
+        super().__init__(model)
         names = [vi.name for vi in onnx_model.graph.input if vi.name not in {t.name for t in onnx_model.graph.initializer}]
         self.recorded = {n: _runtime_value(v) for n, v in zip(names, inputs, strict=False)}
 
@@ -71,11 +72,8 @@ def _runtime_value(v: Any) -> Any:
 
 
 def _expected(vi: onnx.ValueInfoProto) -> ValueType:
-    """The expected type, read back through our own parser from onnx's printout of a one-output graph."""
-    text = onnx.printer.to_text(onnx.helper.make_graph([], "g", [], [vi]))
-    doc = SyntaxDocument(text)
-    sig = doc.model.graph.sig if doc.model.graph else None
-    return declared_type(sig.outputs[0].type) if sig and sig.outputs else None
+    """The expected type, read by the binary front end."""
+    return declared_type(type_spec(vi.type)) if vi.HasField("type") else None
 
 
 def _same(expected: ValueType, got: ValueType, actual: Any = None) -> bool:
@@ -114,8 +112,8 @@ def run_case(name: str, model: onnx.ModelProto, evaluator: Any = None, actual: l
                 vi.type = None
     graph_model, _ = build_model(doc)
     if isinstance(evaluator, tuple):  # (onnx model, recorded inputs): the runner, fed those inputs
-        evaluator = RecordedRunner(graph_model, doc, *evaluator)
-    refiner = ShapeRefiner(graph_model, doc, evaluator)
+        evaluator = RecordedRunner(graph_model, *evaluator)
+    refiner = ShapeRefiner(graph_model, evaluator)
     if isinstance(evaluator, Runner):
         evaluator.refiner = refiner
     refiner.run()

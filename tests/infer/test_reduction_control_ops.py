@@ -11,13 +11,14 @@ import onnx.printer
 import onnx.shape_inference
 import pytest
 
-from graphlsp.graph.build import build_model
+from graphlsp.binary.read import type_spec
 from graphlsp.graph.core import Model
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.dims import Expr
 from graphlsp.infer.refiner import ShapeRefiner, declared_type
 from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, type_str
 from graphlsp.syntax.document import SyntaxDocument
+from graphlsp.syntax.lower import build_model
 from tests.infer.helpers import infer
 
 
@@ -25,7 +26,7 @@ def run(text: str) -> tuple[Model, ShapeRefiner]:
     doc = SyntaxDocument(text)
     assert doc.problems == []
     model, _ = build_model(doc)
-    refiner = ShapeRefiner(model, doc)
+    refiner = ShapeRefiner(model)
     refiner.run()
     return model, refiner
 
@@ -46,9 +47,7 @@ def onnx_type(text: str, name: str) -> ValueType:
     m = onnx.shape_inference.infer_shapes(onnx.parser.parse_model(text), strict_mode=True, data_prop=True)
     for vi in [*m.graph.value_info, *m.graph.output]:
         if vi.name == name and vi.HasField("type"):
-            doc = SyntaxDocument(onnx.printer.to_text(onnx.helper.make_graph([], "g", [], [vi])))
-            sig = doc.model.graph.sig if doc.model.graph else None
-            return declared_type(sig.outputs[0].type) if sig and sig.outputs else None
+            return declared_type(type_spec(vi.type))
     return None
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import onnx.parser
 import pytest
 
-from graphlsp.graph.build import build_model
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.infer.types import type_str
 from graphlsp.syntax.document import SyntaxDocument
+from graphlsp.syntax.lower import build_model
 from tests.infer.oracle import compare
 
 
@@ -20,7 +20,7 @@ def infer(body: str, opset: int = 18) -> tuple[dict[str, str], list[Finding]]:
     doc = SyntaxDocument(text)
     assert not doc.problems, doc.problems
     model, _ = build_model(doc)
-    refiner = ShapeRefiner(model, doc)
+    refiner = ShapeRefiner(model)
     refiner.run()
     assert model.graph is not None
     types = {name: type_str(refiner.type_of(v)) for name, v in model.graph.values.items()}

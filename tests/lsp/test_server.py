@@ -312,7 +312,7 @@ def _offsets_edits(text: str, action: lsp.CodeAction, uri: str, enc: str) -> lis
 @pytest.mark.asyncio
 async def test_fold_hints_quick_fix_and_fold_all_constants(client: LanguageClient) -> None:
     from graphlsp.lint.fixes import apply_edits
-    from graphlsp.runner.rewrite import fold_text
+    from graphlsp.lint.fold import fold_text
 
     enc = "utf-16"  # the text is ASCII: the same columns in either encoding
     text = FOLDABLE

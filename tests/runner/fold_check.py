@@ -18,7 +18,7 @@ import onnx.printer
 
 from graphlsp.analysis import Analysis
 from graphlsp.infer.types import type_str
-from graphlsp.runner.rewrite import fold_text
+from graphlsp.lint.fold import fold_text
 
 SYMBOLIC_DIM = 3  # the size every symbolic or unknown input dim gets at run time
 

@@ -11,7 +11,7 @@ import pytest
 from graphlsp.analysis import Analysis
 from graphlsp.cli import main
 from graphlsp.lint.fixes import apply_edits, fixes_for
-from graphlsp.runner.rewrite import fold_edits, fold_text, non_constant_nodes
+from graphlsp.lint.fold import fold_edits, fold_text, non_constant_nodes
 from tests.conftest import EXAMPLES
 from tests.runner import fold_check
 

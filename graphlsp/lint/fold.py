@@ -50,9 +50,10 @@ def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
     for node, values in keep.items():
         if not values:
             continue
+        assert node.span is not None  # a text model's node
         s, e = node.span
         lines = []
-        label = node.syntax.label.value if node.syntax.label is not None else ("" if node.syntax.has_label else None)
+        label = node.name
         for i, (v, x) in enumerate(values):
             written = constant_node_text(v.name, x, label if i == 0 else None)
             if written is None:
@@ -90,6 +91,7 @@ def _only_feeds(graph: Graph, node: Node, gone: set[Node]) -> bool:
 
 def _deletion(text: str, node: Node) -> Edit:
     """The node's statement; its whole line(s) when nothing else is on them (a trailing comment goes with it)."""
+    assert node.span is not None  # a text model's node
     s, e = node.span
     line_start = text.rfind("\n", 0, s) + 1
     line_end = text.find("\n", e)

@@ -1,4 +1,4 @@
-"""Build the core graph (`core.py`) from a SyntaxDocument and report structural findings (`findings.py`).
+"""The text front end's lowering: the core graph IR from a SyntaxDocument, its source map, structural findings.
 
 One pass per graph defines every value (inputs, initializers, node outputs in file order), a second binds each
 node input by name (this graph first, then the enclosing graphs) and builds the node's subgraphs; then graph
@@ -8,6 +8,11 @@ function by (domain, name, overload) first, then to onnx's schema at the importe
 Statements with a syntax error still define and read values, but get no structural findings of their own (the
 syntax error says what is wrong), and names that appear in statements that did not parse at all are not
 reported as undefined or unused.
+
+Every IR element gets an origin that points back into the syntax (`TextNode`, `TextName`, `TextGraph`): ranges
+are the statement's piece origin plus the element's local offsets, so they stay right when an edit moves the
+statement. Attribute values become plain typed values; tensor literals stay unparsed until asked for
+(`LiteralTensor`).
 """
 
 from __future__ import annotations
@@ -15,16 +20,310 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from graphlsp.graph import findings as F
 from graphlsp.graph import ops
-from graphlsp.graph.core import Function, Graph, Model, Node, Span, Value, span
+from graphlsp.graph.core import (
+    Attr,
+    FuncAttr,
+    Function,
+    Graph,
+    Model,
+    NameOrigin,
+    Node,
+    NodeOrigin,
+    Ref,
+    SourceMap,
+    Span,
+    TypeSpec,
+    Value,
+    ValueInfo,
+)
 from graphlsp.graph.findings import Finding
 from graphlsp.graph.order import data_path, strongly_connected
 from graphlsp.graph.resolve import SUGGESTED_OPSET, resolve_op
 from graphlsp.graph.suggest import Suggester
+from graphlsp.graph.tensor import Tensor, TensorError
+from graphlsp.syntax import semantics as sem
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Block, Piece, SyntaxDocument
+
+
+def span(piece: Piece, element: Any) -> Span:
+    """The absolute range of a syntax element held by `piece`."""
+    return piece.origin + element.start, piece.origin + element.end
+
+
+class TextNode(NodeOrigin):
+    """A node's origin in the text: its statement (piece) and syntax node."""
+
+    __slots__ = ("piece", "syntax")
+
+    def __init__(self, piece: Piece, syntax: t.Node) -> None:
+        self.piece = piece
+        self.syntax = syntax
+
+    @property
+    def anchor(self) -> Piece:  # type: ignore[override]
+        return self.piece
+
+    @property
+    def quiet(self) -> bool:  # type: ignore[override]
+        return self.piece.failed
+
+    def span(self) -> Span:
+        return span(self.piece, self.syntax)
+
+    def op_span(self) -> Span:
+        start = self.piece.origin + self.syntax.op.op_start
+        return start, start + len(self.syntax.op.op_type)
+
+    def domain_span(self) -> Span:
+        op = self.syntax.op
+        return self.piece.origin + op.start, self.piece.origin + op.op_start - 1
+
+    def label_span(self) -> Span | None:
+        return span(self.piece, self.syntax.label) if self.syntax.label is not None else None
+
+    def input_span(self, i: int) -> Span | None:
+        ins = self.syntax.inputs
+        el = ins[i] if i < len(ins) else None
+        return span(self.piece, el) if el is not None else None
+
+    def output_span(self, i: int) -> Span | None:
+        outs = self.syntax.outputs
+        el = outs[i] if i < len(outs) else None
+        return span(self.piece, el) if el is not None else None
+
+    def attr_span(self, name: str) -> Span | None:
+        for a in self.syntax.attributes:
+            if a.name.value == name:
+                return span(self.piece, a)
+        return None
+
+
+class TextName(NameOrigin):
+    """Where a value (or function) is defined in the text: its name element in a statement."""
+
+    __slots__ = ("piece", "name")
+
+    def __init__(self, piece: Piece, name: t.Name) -> None:
+        self.piece = piece
+        self.name = name
+
+    @property
+    def anchor(self) -> Piece:  # type: ignore[override]
+        return self.piece
+
+    @property
+    def quiet(self) -> bool:  # type: ignore[override]
+        return self.piece.failed
+
+    def span(self) -> Span:
+        return span(self.piece, self.name)
+
+
+class TextGraph(NameOrigin):
+    """A graph's signature in the text (the owner node's piece for a subgraph)."""
+
+    __slots__ = ("piece", "sig")
+
+    def __init__(self, piece: Piece, sig: t.GraphSig | t.FunctionSig) -> None:
+        self.piece = piece
+        self.sig = sig
+
+    @property
+    def anchor(self) -> Piece:  # type: ignore[override]
+        return self.piece
+
+    def span(self) -> Span:
+        return span(self.piece, self.sig.name)
+
+
+class TextSource(SourceMap):
+    """Positions in a SyntaxDocument's current text."""
+
+    text = True
+
+    def __init__(self, doc: SyntaxDocument) -> None:
+        self.doc = doc
+
+    def anchor(self, where: Span) -> tuple[Any, int, int]:
+        piece = self.doc.piece_at(where[0])
+        o = piece.origin if piece is not None else 0
+        return (piece, where[0] - o, where[1] - o)
+
+    def line_of(self, offset: int) -> int | None:
+        return self.doc.lines.line_of(offset)
+
+
+def text_node(node: Node) -> TextNode | None:
+    """The node's statement and syntax, when it comes from text."""
+    o = node.origin
+    return o if isinstance(o, TextNode) else None
+
+
+def text_graph(graph: Graph) -> TextGraph | None:
+    o = graph.origin
+    return o if isinstance(o, TextGraph) else None
+
+
+# ---- syntax to IR values
+
+
+def type_spec(ty: t.TypeRef | None) -> TypeSpec | None:
+    """A type written in the text as the IR's TypeSpec."""
+    if ty is None:
+        return None
+    arg = type_spec(ty.args[0]) if ty.args else None
+    elem = sem.ELEM_TYPES.get(ty.elem, 0) if ty.elem is not None else None
+    dims = None
+    if ty.dims is not None:
+        dims = tuple(
+            (dm.value if dm.kind == "value" else str(dm.value) if dm.kind == "param" else None)  # type: ignore[misc]
+            for dm in ty.dims
+        )
+    return TypeSpec(ty.kind, elem, dims, arg, ty.opaque)
+
+
+_NUMPY = {
+    "float": np.float32, "double": np.float64, "int64": np.int64, "int32": np.int32, "int16": np.int16,
+    "int8": np.int8, "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+    "bool": np.bool_,
+}  # fmt: skip
+
+
+class LiteralTensor(Tensor):
+    """A tensor written in the text (`float[2] {1, 2}`): decoded from its literals when asked for."""
+
+    __slots__ = ("type", "data", "count")
+
+    def __init__(self, ty: t.TypeRef, data: t.TensorData | None, name: str = "") -> None:
+        dims = ty.dims or []
+        shape = tuple(int(dm.value) if dm.kind == "value" else -1 for dm in dims)  # type: ignore[arg-type]
+        super().__init__(sem.ELEM_TYPES.get(ty.elem or "", 0), shape, name)
+        self.type = ty
+        self.data = data
+        self.count = len(data.values) if data is not None and data.values is not None else -1
+
+    @property
+    def external(self) -> bool:
+        return self.data is not None and self.data.external is not None
+
+    def numpy(self) -> np.ndarray:
+        ty = self.type
+        if ty.kind != "tensor" or ty.dims is None or any(dm.kind != "value" for dm in ty.dims):
+            raise TensorError("tensor literal needs a tensor type with numeric dims")
+        values = self.data.values if self.data is not None and self.data.values is not None else None
+        if values is None:
+            raise TensorError("the tensor's data is not in the text")
+        dtype = _NUMPY.get(ty.elem or "")
+        if dtype is not None:
+            try:
+                arr: np.ndarray = np.array([lit.value for lit in values], dtype=dtype)
+            except (OverflowError, ValueError, TypeError) as e:
+                raise TensorError(str(e)) from None
+            if arr.size != self.size:
+                raise TensorError(f"tensor of shape {list(self.shape)} has {arr.size} values")
+            return arr.reshape(self.shape)
+        from onnx import numpy_helper
+
+        from graphlsp.syntax.to_proto import ConversionError, tensor_to_proto
+
+        try:
+            return numpy_helper.to_array(tensor_to_proto(ty, self.data))
+        except (ConversionError, ValueError, TypeError) as e:
+            raise TensorError(str(e)) from None
+
+    def to_proto(self) -> Any:
+        from graphlsp.syntax.to_proto import tensor_to_proto
+
+        return tensor_to_proto(self.type, self.data, self.name)
+
+
+def attr_kind(a: t.Attribute | t.FuncAttr) -> str | None:
+    """The attribute type a value has in the text (declared, or as onnx infers it)."""
+    declared = a.declared
+    if declared is not None:
+        return declared.value
+    v = a.value if isinstance(a, t.Attribute) else a.default
+    return _value_kind(v)
+
+
+def _value_kind(v: t.AttrValue | None) -> str | None:
+    if isinstance(v, t.LiteralValue):
+        return {"int": "int", "float": "float", "string": "string"}[v.literal.kind]
+    if isinstance(v, t.ListValue):
+        kinds = {_value_kind(x) for x in v.items}
+        if not kinds:
+            return None
+        if kinds <= {"int"}:
+            return "ints"
+        if kinds <= {"int", "float"}:
+            return "floats"
+        if kinds <= {"string"}:
+            return "strings"
+        if kinds <= {"graph"}:
+            return "graphs"
+        if kinds <= {"tensor"}:
+            return "tensors"
+        return None
+    if isinstance(v, t.TensorValue):
+        return "tensor"
+    if isinstance(v, t.GraphValue):
+        return "graph"
+    if isinstance(v, t.TypeValue):
+        return "type_proto"
+    if isinstance(v, t.RefValue):
+        return "ref"
+    return None
+
+
+def attr_value(v: t.AttrValue | None, declared: str | None, name: str = "") -> Any:
+    """An attribute value as a plain value, with onnx's typing rules (an int given for a float is a float)."""
+    if v is None:
+        return None
+    if isinstance(v, t.LiteralValue):
+        lit = v.literal
+        if declared in ("float", "floats") and lit.kind == "int":
+            return float(lit.value)
+        return lit.value
+    if isinstance(v, t.ListValue):
+        single = declared[:-1] if declared and declared.endswith("s") else None
+        items = [attr_value(x, single, name) for x in v.items]
+        if single is None and any(isinstance(x, float) for x in items):
+            items = [float(x) for x in items]
+        return items
+    if isinstance(v, t.TensorValue):
+        return LiteralTensor(v.type, v.data, v.name.value if v.name is not None else "")
+    if isinstance(v, t.GraphValue):
+        return name  # the graphs are the node's subgraphs of this attribute
+    if isinstance(v, t.TypeValue):
+        return type_spec(v.type)
+    if isinstance(v, t.RefValue):
+        return Ref(v.ref.value)
+    return None
+
+
+def attributes(sn: t.Node) -> dict[str, Attr]:
+    out: dict[str, Attr] = {}
+    for a in sn.attributes:
+        kind = attr_kind(a)
+        out[a.name.value] = Attr(a.name.value, kind, attr_value(a.value, kind, a.name.value), a)
+    return out
+
+
+def func_attrs(sig: t.FunctionSig) -> list[FuncAttr]:
+    out = []
+    for fa in sig.attributes:
+        kind = attr_kind(fa)
+        default = attr_value(fa.default, kind) if fa.has_default else None
+        out.append(FuncAttr(fa.name.value, kind, default, fa.has_default))
+    return out
+
 
 _NAMES = re.compile(r'[A-Za-z_][A-Za-z0-9_]*|"(?:[^"\\]|\\.)*"')
 
@@ -99,15 +398,17 @@ class _Builder:
         self.hints: dict[tuple[int, str], str | None] = {}
 
     # ---- findings
-    def emit(self, code: str, message: str, piece: Piece | None, where: Span,
-             related: list[tuple[str, int, int]] | None = None, kind: str = "") -> None:  # fmt: skip
-        if piece is not None and piece.failed:
+    def emit(self, code: str, message: str, piece: Piece | None, where: Span | None,
+             related: list[tuple[str, int, int]] | None = None, kind: str = "", node: Node | None = None,
+             ) -> None:  # fmt: skip
+        if (piece is not None and piece.failed) or where is None:
             return
-        self.findings.append(Finding(code, message, where[0], where[1], related=related or [], kind=kind))
+        self.findings.append(Finding(code, message, where[0], where[1], related=related or [], kind=kind, node=node))
 
     # ---- model
     def build(self) -> None:
         doc = self.doc
+        self.model.source = TextSource(doc)
         header = doc.header()
         header_failed = any(p.kind == "header" and (p.failed or p.value is None) for p in doc.pieces)
         entries: list[t.HeaderEntry] = header.value if header is not None else []
@@ -129,12 +430,14 @@ class _Builder:
             fn = Function(
                 ops.normalize_domain(_header_str(sig.header, "domain")), sig.name.value,
                 _header_str(sig.header, "overload"), own if own is not None else dict(self.model.opset_imports),
-                sig.attributes, block.sig, sig,
+                func_attrs(sig), TextName(block.sig, sig.name),
             )  # fmt: skip
             first = self.model.functions.get(fn.key)
             if first is not None:
+                first_span = first.name_span
+                related = [(f"first definition of '{_qualified(fn)}'", *first_span)] if first_span else []
                 self.emit(F.DUPLICATE_DEFINITION, f"function '{_qualified(fn)}' is defined twice", block.sig,
-                          fn.name_span, [(f"first definition of '{_qualified(fn)}'", *first.name_span)])  # fmt: skip
+                          fn.name_span, related)  # fmt: skip
                 continue
             self.model.functions[fn.key] = fn
             functions.append((fn, block))
@@ -153,9 +456,11 @@ class _Builder:
                 gsig.name.value if gsig else "", "model", sig_piece, gsig, [(p.value, p) for p in main.nodes], scope
             )
         for fn, block in functions:
-            own_known = _imports(fn.syntax.header) is not None or (not header_failed and bool(model_imports))
+            assert block.sig is not None
+            fsig: t.FunctionSig = block.sig.value
+            own_known = _imports(fsig.header) is not None or (not header_failed and bool(model_imports))
             scope = _Scope(fn.opset_imports, own_known, True, hidden.get(block.index, set()), "function")
-            fn.body = self.graph(fn.name, "function", fn.piece, fn.syntax, [(p.value, p) for p in block.nodes], scope)
+            fn.body = self.graph(fn.name, "function", block.sig, fsig, [(p.value, p) for p in block.nodes], scope)
 
     def _hidden_names(self) -> dict[int, set[str]]:
         out: dict[int, set[str]] = {}
@@ -171,7 +476,8 @@ class _Builder:
     def graph(self, name: str, kind: str, piece: Piece | None, sig: t.GraphSig | t.FunctionSig | None,
               items: list[tuple[t.Node, Piece]], scope: _Scope, parent: Graph | None = None,
               owner: Node | None = None, attribute: str | None = None) -> Graph:  # fmt: skip
-        g = Graph(name, kind, piece, sig, parent, owner, attribute)
+        g = Graph(name, kind, TextGraph(piece, sig) if piece is not None and sig is not None else None, parent,
+                  owner, attribute)  # fmt: skip
         self.back[id(g)] = []
         if sig is not None and piece is not None:
             self._declare(g, sig, piece)
@@ -179,10 +485,10 @@ class _Builder:
         self._bind(g, scope)
         if sig is not None and piece is not None:
             self._outputs(g, sig, piece, scope)
-            for vname, vi in g.value_infos.items():
+            for vname, info in g.value_infos.items():
                 v = g.values.get(vname)
                 if v is not None and v.type is None:
-                    v.type = vi.type
+                    v.type = info.type
         if self.back[id(g)]:
             self._order_findings(g, self.back[id(g)])
         if scope.complete:
@@ -195,7 +501,10 @@ class _Builder:
         what = "function input" if g.kind == "function" else "graph input"
         for vi in sig.inputs:
             nm = vi.name.value
-            v = Value(nm, g, "input", type=vi.type, piece=piece, name_el=vi.name, is_initializer=vi.has_init)
+            v = Value(nm, g, "input", origin=TextName(piece, vi.name), type=type_spec(vi.type),
+                      is_initializer=vi.has_init)  # fmt: skip
+            if vi.has_init and vi.type is not None:
+                v.tensor = LiteralTensor(vi.type, vi.init, nm)
             g.inputs.append(v)
             first = values.get(nm)
             if first is not None:
@@ -209,19 +518,22 @@ class _Builder:
         for vi in sig.value_infos:
             nm = vi.name.value
             if not vi.has_init:
-                g.value_infos.setdefault(nm, vi)
+                g.value_infos.setdefault(nm, ValueInfo(nm, type_spec(vi.type), TextName(piece, vi.name)))
                 continue
             first = values.get(nm)
+            tensor = LiteralTensor(vi.type, vi.init, nm) if vi.type is not None else None
             if first is not None and first.kind == "input" and nm not in g.initializers:
                 first.is_initializer = True  # an initializer may share its name with an input (a default)
                 g.initializers[nm] = first
+                first.tensor = tensor  # IR < 4: the input's value
                 if first.type is None:
-                    first.type = vi.type
+                    first.type = type_spec(vi.type)
             elif first is not None:
                 self.emit(F.DUPLICATE_DEFINITION, f"initializer '{nm}' is defined twice", piece,
                           span(piece, vi.name), _first(first))  # fmt: skip
             else:
-                v = Value(nm, g, "initializer", type=vi.type, piece=piece, name_el=vi.name, is_initializer=True)
+                v = Value(nm, g, "initializer", origin=TextName(piece, vi.name), type=type_spec(vi.type),
+                          is_initializer=True, tensor=tensor)  # fmt: skip
                 values[nm] = g.initializers[nm] = v
 
     def _define(self, g: Graph, items: list[tuple[t.Node, Piece]], scope: _Scope) -> None:
@@ -230,7 +542,9 @@ class _Builder:
         labels: dict[str, Node] = {}
         for i, (sn, piece) in enumerate(items):
             op = sn.op
-            node = Node(g, i, sn, piece, ops.normalize_domain(op.domain), op.op_type, op.overload)
+            label = sn.label.value if sn.label is not None else ("" if sn.has_label else None)
+            node = Node(g, i, TextNode(piece, sn), ops.normalize_domain(op.domain), op.op_type, op.overload, label,
+                        attributes(sn))  # fmt: skip
             g.nodes.append(node)
             self._resolve(node, scope)
             if sn.label is not None and sn.label.value:
@@ -242,14 +556,14 @@ class _Builder:
                     assert first_span is not None
                     self.emit(F.DUPLICATE_NODE_LABEL, f"node label '{sn.label.value}' is already used by another "
                               "node of this graph", piece, span(piece, sn.label),
-                              [(f"first node labelled '{sn.label.value}'", *first_span)])  # fmt: skip
+                              [(f"first node labelled '{sn.label.value}'", *first_span)], node=node)  # fmt: skip
             outs = node.outputs
             for j, out in enumerate(sn.outputs):
                 if out is None or not out.value:
                     outs.append(None)
                     continue
                 nm = out.value
-                v = Value(nm, g, "node", node, j, piece, out)
+                v = Value(nm, g, "node", node, j, TextName(piece, out))
                 outs.append(v)
                 first = values.get(nm)
                 if first is None and parent is not None:
@@ -260,21 +574,25 @@ class _Builder:
                 v.duplicate_of = first
                 where = "" if first.graph is g else " in an enclosing graph"
                 self.emit(F.DUPLICATE_DEFINITION, f"'{nm}' is already defined{where}: an ONNX graph defines each "
-                          "value once (SSA)", piece, span(piece, out), _first(first))  # fmt: skip
+                          "value once (SSA)", piece, span(piece, out), _first(first), node=node)  # fmt: skip
 
     def _resolve(self, node: Node, scope: _Scope) -> None:
         issue = resolve_op(node, scope.imports, self.model.functions, not self.unparsed_function, scope.where)
         if issue is not None and scope.imports_known:
             code, message, where = issue
-            self.emit(code, message, node.piece, where)
+            origin = node.origin
+            assert isinstance(origin, TextNode)
+            self.emit(code, message, origin.piece, where, node=node)
 
     def _bind(self, g: Graph, scope: _Scope) -> None:
         values = g.values
         back = self.back[id(g)]
         for node in g.nodes:
-            sn = node.syntax
+            origin = node.origin
+            assert isinstance(origin, TextNode)
+            sn = origin.syntax
             ins = node.inputs
-            piece = node.piece
+            piece = origin.piece
             for j, el in enumerate(sn.inputs):
                 if el is None or not el.value:
                     ins.append(None)
@@ -287,7 +605,7 @@ class _Builder:
                 else:
                     v = self._outer(g, el.value, piece, el)
                     if v is None:
-                        v = self._undefined(g, el, piece, scope)
+                        v = self._undefined(g, el, piece, scope, node)
                 v.consumers.append((node, j))
                 ins.append(v)
             for attr in sn.attributes:
@@ -315,7 +633,7 @@ class _Builder:
             child, anc = anc, anc.parent
         return None
 
-    def _undefined(self, g: Graph, el: t.Name, piece: Piece, scope: _Scope) -> Value:
+    def _undefined(self, g: Graph, el: t.Name, piece: Piece, scope: _Scope, node: Node) -> Value:
         v = g.undefined.get(el.value)
         if v is None:
             v = g.undefined[el.value] = Value(el.value, g, "undefined")
@@ -328,7 +646,7 @@ class _Builder:
                 why = "no node, graph input or initializer produces it"
             hint = self._suggest(g, el.value)
             msg = f"'{el.value}' is not defined: {why}" + (f"; did you mean '{hint}'?" if hint else "")
-            self.emit(F.UNDEFINED_VALUE, msg, piece, span(piece, el))
+            self.emit(F.UNDEFINED_VALUE, msg, piece, span(piece, el), node=node)
         return v
 
     def _suggest(self, g: Graph, name: str) -> str | None:
@@ -344,18 +662,19 @@ class _Builder:
     def _outputs(self, g: Graph, sig: t.GraphSig | t.FunctionSig, piece: Piece, scope: _Scope) -> None:
         for vi in sig.outputs:
             nm = vi.name.value
+            g.output_infos.append(ValueInfo(nm, type_spec(vi.type), TextName(piece, vi.name)))
             v = g.values.get(nm)
             if v is None and g.parent is not None:
                 v = self._outer(g, nm, piece, vi.name)
             if v is None:
-                v = g.undefined.get(nm) or Value(nm, g, "undefined", type=vi.type)
+                v = g.undefined.get(nm) or Value(nm, g, "undefined", type=type_spec(vi.type))
                 if scope.complete and nm not in scope.hidden:
                     what = "function output" if g.kind == "function" else "graph output"
                     by = "no node or function input" if g.kind == "function" else "no node, graph input or initializer"
                     self.emit(F.OUTPUT_NEVER_PRODUCED, f"{what} '{nm}' is never produced: {by} defines it",
                               piece, span(piece, vi.name))  # fmt: skip
             elif v.graph is g and v.type is None:
-                v.type = vi.type
+                v.type = type_spec(vi.type)
             v.graph_outputs.append(g)
             g.outputs.append(v)
 
@@ -367,7 +686,7 @@ class _Builder:
                     continue
                 what = "function output" if g.kind == "function" else "graph output"
                 self.emit(F.UNUSED_VALUE, f"'{v.name}' is never used: no node reads it and it is not a {what}",
-                          node.piece, v.span or node.span)  # fmt: skip
+                          node.origin.anchor, v.span or node.span, node=node)  # fmt: skip
 
     def _order_findings(self, g: Graph, back: list[_BackUse]) -> None:
         comp = strongly_connected(g)
@@ -386,11 +705,11 @@ class _Builder:
                     out = next((o for o in n.outputs if o is not None and o.span is not None), None)
                     if out is not None and out.span is not None:
                         related.append((f"'{out.name}' is produced here, on the cycle", *out.span))
-                self.emit(F.USE_BEFORE_DEFINITION, msg, piece, span(piece, el), related, kind=F.CYCLE)
+                self.emit(F.USE_BEFORE_DEFINITION, msg, piece, span(piece, el), related, kind=F.CYCLE, node=holder)
             else:
                 self.emit(F.USE_BEFORE_DEFINITION, f"'{v.name}' is used before it is defined: ONNX needs nodes in "
                           f"topological order; move the node that reads '{v.name}' after the one that produces it",
-                          piece, span(piece, el), [(f"'{v.name}' is defined here", *v.span)])  # fmt: skip
+                          piece, span(piece, el), [(f"'{v.name}' is defined here", *v.span)], node=holder)  # fmt: skip
 
 
 def _qualified(fn: Function) -> str:

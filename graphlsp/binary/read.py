@@ -1,0 +1,519 @@
+"""The binary front end: a ModelProto straight to the IR, nothing printed, no weight read.
+
+Tensors stay protobuf messages until someone asks for their elements (`ProtoTensor`); external data is only
+located (and its file size checked) here, and read through mmap when a value is asked for. A reference that
+leaves the model's folder (an absolute path, `..`, a symlink pointing out) is a finding and is never opened.
+
+Structural findings are those of the text front end that a binary can have (undefined, duplicate and unordered
+values, unknown ops and domains, outputs never produced) plus what only binaries have: external data that is
+missing, short or outside the folder, dims written as negative numbers, unused initializers. A finding here is
+located by its node (`Finding.node`) and a short description of the part (`detail`).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
+
+from graphlsp.graph import findings as F
+from graphlsp.graph import ops
+from graphlsp.graph.core import (
+    NO_NODE_ORIGIN,
+    Attr,
+    FuncAttr,
+    Function,
+    Graph,
+    Model,
+    Node,
+    Ref,
+    TypeSpec,
+    Value,
+    ValueInfo,
+)
+from graphlsp.graph.findings import Finding
+from graphlsp.graph.resolve import resolve_op
+from graphlsp.graph.tensor import Tensor, TensorError
+
+NEGATIVE_DIM = "GL110"
+EXTERNAL_DATA = "GL107"
+UNUSED_INITIALIZER = "GL210"
+
+_KIND = {
+    AttributeProto.INT: "int", AttributeProto.FLOAT: "float", AttributeProto.STRING: "string",
+    AttributeProto.TENSOR: "tensor", AttributeProto.GRAPH: "graph", AttributeProto.TYPE_PROTO: "type_proto",
+    AttributeProto.SPARSE_TENSOR: "sparse_tensor", AttributeProto.INTS: "ints", AttributeProto.FLOATS: "floats",
+    AttributeProto.STRINGS: "strings", AttributeProto.TENSORS: "tensors", AttributeProto.GRAPHS: "graphs",
+    AttributeProto.TYPE_PROTOS: "type_protos", AttributeProto.SPARSE_TENSORS: "sparse_tensors",
+}  # fmt: skip
+
+
+class ExternalData:
+    """Where an external tensor's bytes are: a checked path inside the model's folder, offset and length."""
+
+    __slots__ = ("path", "offset", "length")
+
+    def __init__(self, path: str, offset: int, length: int | None) -> None:
+        self.path = path
+        self.offset = offset
+        self.length = length
+
+
+class ProtoTensor(Tensor):
+    """A TensorProto kept as it is; decoded (raw bytes, typed fields or external data) only by `numpy()`.
+
+    `where` locates bytes outside the message: external data, or the raw data of a large model file that the
+    reader left in the file (`inline`)."""
+
+    __slots__ = ("proto", "where", "problem", "inline")
+
+    def __init__(self, proto: TensorProto, where: ExternalData | None = None, problem: str = "",
+                 inline: bool = False) -> None:  # fmt: skip
+        super().__init__(proto.data_type, tuple(proto.dims), proto.name)
+        self.proto = proto
+        self.where = where
+        self.problem = problem  # why the data cannot be had (external data missing, outside the folder)
+        self.inline = inline
+
+    @property
+    def external(self) -> bool:
+        return self.proto.data_location == TensorProto.EXTERNAL
+
+    def numpy(self) -> np.ndarray:
+        if self.problem:
+            raise TensorError(self.problem)
+        proto = self.proto
+        if self.external or self.inline:
+            where = self.where
+            if where is None:
+                raise TensorError("external data without a location")
+            proto = self._with_data(where)
+        try:
+            return onnx.numpy_helper.to_array(proto)
+        except Exception as e:  # malformed data: wrong size, unknown type
+            raise TensorError(str(e)) from None
+
+    def _with_data(self, where: ExternalData) -> TensorProto:
+        proto = TensorProto()
+        proto.CopyFrom(self.proto)
+        del proto.external_data[:]
+        proto.data_location = TensorProto.DEFAULT
+        proto.raw_data = _read_range(where, self.nbytes)
+        return proto
+
+    def to_proto(self) -> TensorProto:
+        """The message as the file has it (external data stays a reference; inline data is read back)."""
+        if self.inline and self.where is not None:
+            return self._with_data(self.where)
+        return self.proto
+
+
+def _read_range(where: ExternalData, nbytes: int) -> bytes:
+    length = where.length if where.length is not None else nbytes
+    try:
+        with open(where.path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if where.offset + length > size:
+                raise TensorError(f"external data file '{where.path}' is too short")
+            if length == 0:
+                return b""
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                return bytes(m[where.offset : where.offset + length])
+    except OSError as e:
+        raise TensorError(f"cannot read external data: {e}") from None
+
+
+def type_spec(proto: TypeProto) -> TypeSpec | None:
+    which = proto.WhichOneof("value")
+    if which == "tensor_type" or which == "sparse_tensor_type":
+        tt = proto.tensor_type if which == "tensor_type" else proto.sparse_tensor_type
+        dims = None
+        if tt.HasField("shape"):
+            dims = tuple(
+                (d.dim_value if d.HasField("dim_value") else d.dim_param if d.HasField("dim_param") else None)
+                for d in tt.shape.dim
+            )
+        return TypeSpec("tensor" if which == "tensor_type" else "sparse_tensor", tt.elem_type, dims)
+    if which == "sequence_type":
+        st = proto.sequence_type
+        return TypeSpec("seq", arg=type_spec(st.elem_type) if st.HasField("elem_type") else None)
+    if which == "optional_type":
+        ot = proto.optional_type
+        return TypeSpec("optional", arg=type_spec(ot.elem_type) if ot.HasField("elem_type") else None)
+    if which == "map_type":
+        mt = proto.map_type
+        return TypeSpec("map", mt.key_type, arg=type_spec(mt.value_type) if mt.HasField("value_type") else None)
+    if which == "opaque_type":
+        return TypeSpec("opaque", opaque=(proto.opaque_type.domain, proto.opaque_type.name))
+    return None
+
+
+def _text(b: bytes) -> str:
+    return b.decode("utf-8", "surrogateescape")
+
+
+class _Reader:
+    def __init__(self, base: str | None, path: str | None = None,
+                 left_in_file: dict[int, tuple[int, int]] | None = None) -> None:  # fmt: skip
+        self.base = os.path.realpath(base) if base is not None else None
+        self.path = path  # the model file, for raw data left in it
+        self.left_in_file = left_in_file or {}
+        self.findings: list[Finding] = []
+        self.functions: dict[tuple[str, str, str], Function] = {}
+        self.checked_files: dict[str, int] = {}
+
+    def emit(self, code: str, message: str, node: Node | None = None, detail: str = "", severity: str = "") -> None:
+        self.findings.append(Finding(code, message, severity=severity, node=node, detail=detail))
+
+    # ---- tensors
+    def tensor(self, proto: TensorProto, where: str, node: Node | None = None) -> ProtoTensor:
+        if proto.data_location != TensorProto.EXTERNAL:
+            return ProtoTensor(proto)
+        entries = {e.key: e.value for e in proto.external_data}
+        location = entries.get("location", "")
+        problem = self._external_problem(location)
+        ext = None
+        if not problem:
+            assert self.base is not None
+            path = os.path.join(self.base, location)
+            try:
+                offset = int(entries.get("offset", "0") or 0)
+                length = int(entries["length"]) if entries.get("length") else None
+            except ValueError:
+                offset, length = 0, None
+                problem = f"external data of '{proto.name}' has a malformed offset or length"
+            ext = ExternalData(path, offset, length)
+            if not problem:
+                problem = self._short(ext, proto, location)
+        t = ProtoTensor(proto, ext, problem)
+        if problem:
+            self.emit(EXTERNAL_DATA, problem, node, where)
+        return t
+
+    def _external_problem(self, location: str) -> str:
+        if self.base is None:
+            return f"external data '{location}' cannot be read: the model was not read from a file"
+        if not location:
+            return "external data without a location"
+        if os.path.isabs(location) or location.startswith(("/", "\\")) or ":" in Path(location).parts[0]:
+            return f"external data location '{location}' is absolute: it must be relative to the model's folder"
+        if ".." in Path(location.replace("\\", "/")).parts:
+            return f"external data location '{location}' leaves the model's folder ('..'); it is not opened"
+        real = os.path.realpath(os.path.join(self.base, location))
+        if os.path.commonpath([real, self.base]) != self.base:
+            return f"external data location '{location}' resolves outside the model's folder; it is not opened"
+        if not os.path.isfile(real):
+            return f"external data file '{location}' does not exist beside the model"
+        return ""
+
+    def _short(self, ext: ExternalData, proto: TensorProto, location: str) -> str:
+        size = self.checked_files.get(ext.path)
+        if size is None:
+            size = self.checked_files[ext.path] = os.path.getsize(ext.path)
+        need = ext.length if ext.length is not None else ProtoTensor(proto).nbytes
+        if ext.offset + need > size:
+            return (f"external data file '{location}' is too short for '{proto.name}': it needs bytes "
+                    f"{ext.offset}..{ext.offset + need}, the file has {size}")  # fmt: skip
+        return ""
+
+    # ---- types
+    def declared(self, vi: onnx.ValueInfoProto, where: str, node: Node | None = None) -> TypeSpec | None:
+        if not vi.HasField("type"):
+            return None
+        ty = type_spec(vi.type)
+        if ty is not None and ty.dims is not None and any(isinstance(d, int) and d < 0 for d in ty.dims):
+            self.emit(NEGATIVE_DIM, f"'{vi.name}' has a dim of -1, which some exporters (paddle2onnx) write for a "
+                      "dynamic dim: it is read as unknown", node, where, "warning")  # fmt: skip
+            ty = _unknown_negative(ty)
+        return ty
+
+    # ---- attributes
+    def attribute(self, node: Node | None, a: AttributeProto) -> Attr:
+        kind = _KIND.get(a.type)
+        if a.ref_attr_name:
+            return Attr(a.name, kind, Ref(a.ref_attr_name))
+        value: Any = None
+        t = a.type
+        if t == AttributeProto.INT:
+            value = a.i
+        elif t == AttributeProto.FLOAT:
+            value = a.f
+        elif t == AttributeProto.STRING:
+            value = _text(a.s)
+        elif t == AttributeProto.INTS:
+            value = list(a.ints)
+        elif t == AttributeProto.FLOATS:
+            value = list(a.floats)
+        elif t == AttributeProto.STRINGS:
+            value = [_text(x) for x in a.strings]
+        elif t == AttributeProto.TENSOR:
+            value = self.tensor(a.t, f"attribute {a.name}", node)
+        elif t == AttributeProto.TENSORS:
+            value = [self.tensor(x, f"attribute {a.name}", node) for x in a.tensors]
+        elif t == AttributeProto.SPARSE_TENSOR:
+            value = _Sparse(a.sparse_tensor)
+        elif t == AttributeProto.TYPE_PROTO:
+            value = type_spec(a.tp)
+        elif t == AttributeProto.TYPE_PROTOS:
+            value = [type_spec(x) for x in a.type_protos]
+        elif t in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
+            value = a.name
+        return Attr(a.name, kind, value)
+
+    # ---- graphs
+    def graph(self, gp: GraphProto | FunctionProto, kind: str, scope: _Scope, parent: Graph | None = None,
+              owner: Node | None = None, attribute: str | None = None) -> Graph:  # fmt: skip
+        g = Graph(gp.name, kind, None, parent, owner, attribute)
+        where = f"graph '{g.path}'"
+        values = g.values
+        is_fn = isinstance(gp, FunctionProto)
+        infos: dict[str, onnx.ValueInfoProto] = {vi.name: vi for vi in gp.value_info}
+        inputs = [infos.get(n) or onnx.ValueInfoProto(name=n) for n in gp.input] if is_fn else list(gp.input)
+        for vi in inputs:
+            v = Value(vi.name, g, "input", type=self.declared(vi, f"{where} input '{vi.name}'", owner))
+            g.inputs.append(v)
+            if vi.name in values:
+                v.duplicate_of = values[vi.name]
+                self.emit(F.DUPLICATE_DEFINITION, f"graph input '{vi.name}' is declared twice", owner, where)
+                continue
+            values[vi.name] = v
+        if not is_fn:
+            for i, tp in enumerate(gp.initializer):
+                left = self.left_in_file.get(i) if kind == "model" else None
+                if left is not None:
+                    assert self.path is not None
+                    tensor: Tensor = ProtoTensor(tp, ExternalData(self.path, *left), inline=True)
+                else:
+                    tensor = self.tensor(tp, f"{where} initializer '{tp.name}'", owner)
+                self._initializer(g, tp, tensor, owner)
+            for sp in gp.sparse_initializer:
+                self._initializer(g, sp.values, _Sparse(sp), owner)
+        for i, np_ in enumerate(gp.node):
+            self._define(g, i, np_, scope)
+        self._bind(g, gp, scope)
+        outputs = [infos.get(n) or onnx.ValueInfoProto(name=n) for n in gp.output] if is_fn else list(gp.output)
+        for vi in outputs:
+            ty = self.declared(vi, f"{where} output '{vi.name}'", owner)
+            g.output_infos.append(ValueInfo(vi.name, ty))
+            found = g.lookup(vi.name)
+            if found is None:
+                v = Value(vi.name, g, "undefined", type=ty)
+                self.emit(F.OUTPUT_NEVER_PRODUCED, f"graph output '{vi.name}' is never produced: no node, graph "
+                          "input or initializer defines it", owner, f"{where} output '{vi.name}'")  # fmt: skip
+            else:
+                v = found
+                if v.graph is g and v.type is None:
+                    v.type = ty
+                elif v.graph is not g:
+                    self._implicit(g, v)
+            v.graph_outputs.append(g)
+            g.outputs.append(v)
+        taken = set(gp.input) | set(gp.output) if is_fn else {vi.name for vi in [*gp.input, *gp.output]}
+        for vi in gp.value_info:
+            if vi.name not in taken:
+                g.value_infos.setdefault(vi.name, ValueInfo(vi.name, self.declared(vi, f"{where} value_info", owner)))
+        for name, info in g.value_infos.items():
+            known = values.get(name)
+            if known is not None and known.type is None:
+                known.type = info.type
+        if kind == "model":
+            for v in g.initializers.values():
+                if not v.consumers and not v.graph_outputs and v.kind == "initializer":
+                    self.emit(UNUSED_INITIALIZER, f"initializer '{v.name}' is never used: onnxruntime removes it "
+                              "when it loads the model", None, f"{where} initializer '{v.name}'")  # fmt: skip
+        return g
+
+    def _initializer(self, g: Graph, tp: TensorProto, tensor: Tensor, owner: Node | None) -> None:
+        name = tp.name
+        first = g.values.get(name)
+        ty = TypeSpec("tensor", tp.data_type, tuple(tp.dims))
+        if first is not None and first.kind == "input" and name not in g.initializers:
+            first.is_initializer = True
+            first.tensor = tensor
+            first.type = first.type or ty
+            g.initializers[name] = first
+        elif first is not None:
+            self.emit(F.DUPLICATE_DEFINITION, f"initializer '{name}' is defined twice", owner, f"initializer '{name}'")
+        else:
+            v = Value(name, g, "initializer", type=ty, is_initializer=True, tensor=tensor)
+            g.values[name] = g.initializers[name] = v
+
+    def _define(self, g: Graph, index: int, np_: NodeProto, scope: _Scope) -> None:
+        node = Node(g, index, NO_NODE_ORIGIN, ops.normalize_domain(np_.domain), np_.op_type, np_.overload,
+                    np_.name if np_.HasField("name") else None)  # fmt: skip
+        g.nodes.append(node)
+        node.attributes = {a.name: self.attribute(node, a) for a in np_.attribute}
+        issue = resolve_op(node, scope.imports, self.functions, True, scope.where)
+        if issue is not None:
+            self.emit(issue[0], issue[1], node)
+        for j, name in enumerate(np_.output):
+            if not name:
+                node.outputs.append(None)
+                continue
+            v = Value(name, g, "node", node, j)
+            node.outputs.append(v)
+            first = g.values.get(name)
+            if first is None and g.parent is not None:
+                first = g.parent.lookup(name)
+            if first is None:
+                g.values[name] = v
+                continue
+            v.duplicate_of = first
+            self.emit(F.DUPLICATE_DEFINITION, f"'{name}' is already defined: an ONNX graph defines each value once "
+                      "(SSA)", node, f"output {j} ({name})")  # fmt: skip
+
+    def _bind(self, g: Graph, gp: GraphProto | FunctionProto, scope: _Scope) -> None:
+        for node, np_ in zip(g.nodes, gp.node, strict=True):
+            for j, name in enumerate(np_.input):
+                if not name:
+                    node.inputs.append(None)
+                    continue
+                found = g.values.get(name)
+                if found is None and g.parent is not None:
+                    found = g.parent.lookup(name)
+                    if found is not None:
+                        self._implicit(g, found)
+                if found is None:
+                    found = g.undefined.get(name)
+                    if found is None:
+                        found = g.undefined[name] = Value(name, g, "undefined")
+                        what = "a function body sees only its inputs" if g.kind == "function" else \
+                            "no node, graph input or initializer produces it"  # fmt: skip
+                        self.emit(F.UNDEFINED_VALUE, f"'{name}' is not defined: {what}", node, f"input {j} ({name})")
+                elif found.producer is not None and found.graph is g and found.producer.index >= node.index:
+                    self.emit(F.USE_BEFORE_DEFINITION, f"'{name}' is used before it is defined: ONNX needs nodes in "
+                              "topological order", node, f"input {j} ({name})")  # fmt: skip
+                found.consumers.append((node, j))
+                node.inputs.append(found)
+            for a in np_.attribute:
+                graphs = [a.g] if a.type == AttributeProto.GRAPH else list(a.graphs)
+                if a.type not in (AttributeProto.GRAPH, AttributeProto.GRAPHS) or a.ref_attr_name:
+                    continue
+                for gp_sub in graphs:
+                    sub = self.graph(gp_sub, "subgraph", scope, g, node, a.name)
+                    node.subgraphs.setdefault(a.name, []).append(sub)
+
+    @staticmethod
+    def _implicit(g: Graph, v: Value) -> None:
+        """Record an outer-scope read on every node that holds `g`, up to the graph defining `v`."""
+        c: Graph | None = g
+        while c is not None and c is not v.graph and c.owner is not None:
+            c.owner.implicit.setdefault(v.name, v)
+            c = c.parent
+
+    # ---- functions
+    def function(self, fp: FunctionProto, imports: dict[str, int]) -> Function:
+        own = {ops.normalize_domain(o.domain): o.version for o in fp.opset_import} or dict(imports)
+        attrs = [FuncAttr(name) for name in fp.attribute]
+        for ap in fp.attribute_proto:
+            a = self.attribute(None, ap)
+            attrs.append(FuncAttr(ap.name, a.kind, a.value, True))
+        return Function(ops.normalize_domain(fp.domain), fp.name, fp.overload, own, attrs)
+
+
+class _Scope:
+    __slots__ = ("imports", "where")
+
+    def __init__(self, imports: dict[str, int], where: str) -> None:
+        self.imports = imports
+        self.where = where
+
+
+class _Sparse(Tensor):
+    """A sparse tensor kept as its protobuf message (converted to dense when asked for)."""
+
+    __slots__ = ("proto",)
+
+    def __init__(self, proto: onnx.SparseTensorProto) -> None:
+        super().__init__(proto.values.data_type, tuple(proto.dims), proto.values.name)
+        self.proto = proto
+
+    def numpy(self) -> np.ndarray:
+        try:
+            values = onnx.numpy_helper.to_array(self.proto.values)
+            indices = onnx.numpy_helper.to_array(self.proto.indices).astype(np.int64)
+            dense = np.zeros(self.shape, dtype=values.dtype)
+            if indices.ndim == 1:
+                dense.reshape(-1)[indices] = values
+            else:
+                dense[tuple(indices.T)] = values
+            return dense
+        except Exception as e:  # malformed indices or values
+            raise TensorError(str(e)) from None
+
+    def to_proto(self) -> onnx.SparseTensorProto:
+        return self.proto
+
+
+def _unknown_negative(ty: TypeSpec) -> TypeSpec:
+    assert ty.dims is not None
+    dims = tuple(None if isinstance(d, int) and d < 0 else d for d in ty.dims)
+    return TypeSpec(ty.kind, ty.elem, dims, ty.arg, ty.opaque)
+
+
+def model_from_proto(proto: ModelProto, base: str | None = None, path: str | None = None,
+                     left_in_file: dict[int, tuple[int, int]] | None = None) -> tuple[Model, list[Finding]]:  # fmt: skip
+    """The IR of a ModelProto; `base` is the folder external data is read from (None: no external data).
+    `left_in_file` maps main-graph initializers (by index) to the range of `path` that holds their raw data."""
+    r = _Reader(base, path, left_in_file)
+    imports: dict[str, int] = {}
+    for o in proto.opset_import:
+        imports.setdefault(ops.normalize_domain(o.domain), o.version)
+    model = Model(imports, proto.ir_version if proto.HasField("ir_version") else None, producer=proto.producer_name)
+    for fp in proto.functions:
+        fn = r.function(fp, imports)
+        if fn.key in r.functions:
+            r.emit(F.DUPLICATE_DEFINITION, f"function '{fn.name}' is defined twice", None, f"function '{fn.name}'")
+            continue
+        r.functions[fn.key] = fn
+    model.functions = r.functions
+    if not imports:
+        r.emit(F.MISSING_OPSET_IMPORT, "the model imports no opset", None, "model")
+    model.graph = r.graph(proto.graph, "model", _Scope(imports, "model"))
+    for fp in proto.functions:
+        local = r.functions.get((ops.normalize_domain(fp.domain), fp.name, fp.overload))
+        if local is not None and local.body is None:
+            local.body = r.graph(fp, "function", _Scope(local.opset_imports, "function"))
+    return model, r.findings
+
+
+def function_from_proto(proto: FunctionProto, imports: dict[str, int]) -> Function:
+    """One FunctionProto (an onnx schema's body) as a Function with its body."""
+    r = _Reader(None)
+    fn = r.function(proto, {ops.normalize_domain(k): v for k, v in imports.items()})
+    r.functions[fn.key] = fn
+    fn.body = r.graph(proto, "function", _Scope(fn.opset_imports, "function"))
+    return fn
+
+
+STRIP_ABOVE = 32 << 20  # bytes: a model file this large is read without copying its initializers' raw data
+
+
+def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model, list[Finding]]:
+    """Load a binary model file (external data located, not read). Raises protobuf's error when it cannot load."""
+    from graphlsp.binary.wire import WireError, strip_weights
+
+    p = Path(path)
+    proto = ModelProto()
+    left: dict[int, tuple[int, int]] = {}
+    with open(p, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size >= strip_above and size > 0:
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                view = memoryview(m)
+                try:
+                    stripped, left = strip_weights(view)
+                    proto.ParseFromString(stripped)
+                except WireError:
+                    left = {}
+                    proto.ParseFromString(view)
+                finally:
+                    view.release()
+        else:
+            proto.ParseFromString(f.read())
+    return model_from_proto(proto, str(p.resolve().parent), str(p.resolve()), left)
