@@ -23,12 +23,18 @@ def _check(args: argparse.Namespace) -> int:
 
     from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.lint.output import format_full, format_github, format_json, format_sarif, format_text, summary
-    from graphlsp.lint.runner import check_files
+    from graphlsp.lint.runner import FileResult, check_files, check_stdin
     from graphlsp.source import find_model_files
 
     paths = args.paths or ["."]
+    # `check -` (or `--stdin-filename` without paths, as ruff has it) reads one model from standard input
+    stdin = "-" in args.paths or (not args.paths and args.stdin_filename is not None)
+    if stdin and len(args.paths) > 1:
+        print("graphlsp: error: `-` (standard input) cannot be checked together with other paths", file=sys.stderr)
+        return EXIT_USAGE
+    name = args.stdin_filename or "-"
     try:
-        settings = load_settings(args.config or paths[0])
+        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]))
     except ConfigError as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -36,14 +42,23 @@ def _check(args: argparse.Namespace) -> int:
         settings.select = args.select.split(",")
     if args.ignore:
         settings.ignore += args.ignore.split(",")
-    files, missing = find_model_files(paths)
     status = EXIT_CLEAN
-    for m in missing:
-        print(f"graphlsp: error: {m}: no such file or directory", file=sys.stderr)
-        status = EXIT_USAGE
-    tty = sys.stderr.isatty()
-    results = check_files(files, settings, fix=args.fix or args.diff, jobs=args.jobs, cache=not args.no_cache,
-                          progress=tty and len(files) > 20)  # fmt: skip
+    fix = args.fix or args.diff
+    data = b""
+    if stdin:  # one model, never cached; with --fix its fixed text goes to stdout and the report to stderr
+        files = [name]
+        data = sys.stdin.buffer.read()
+        results: list[FileResult] = [check_stdin(data, name, settings, fix=fix)]
+    else:
+        files, missing = find_model_files(paths)
+        for m in missing:
+            print(f"graphlsp: error: {m}: no such file or directory", file=sys.stderr)
+            status = EXIT_USAGE
+        tty = sys.stderr.isatty()
+        results = check_files(files, settings, fix=fix, jobs=args.jobs, cache=not args.no_cache,
+                              progress=tty and len(files) > 20)  # fmt: skip
+    echo = stdin and args.fix and not args.diff
+    report = sys.stderr if echo else sys.stdout
     diagnostics = []
     changed = 0
     for r in results:
@@ -52,6 +67,16 @@ def _check(args: argparse.Namespace) -> int:
             status = EXIT_USAGE
             continue
         diagnostics += r.diagnostics
+        if echo:  # the model as fixed (a binary one unchanged: nothing fixes binaries)
+            if r.binary:
+                sys.stdout.flush()
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+            else:
+                sys.stdout.write(r.fixed_text if r.fixed_text is not None else r.text)
+            if r.fixes:
+                print(f"{r.path}: fixed {r.fixes} issue{'s' if r.fixes != 1 else ''}", file=sys.stderr)
+            continue
         if r.fixed_text is not None:
             changed += 1
             if args.diff:
@@ -65,27 +90,24 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_USAGE if status == EXIT_USAGE else (EXIT_ERRORS if changed else EXIT_CLEAN)
     fmt = args.format
     if fmt == "json":
-        sys.stdout.write(format_json(diagnostics))
+        report.write(format_json(diagnostics))
     elif fmt == "sarif":
-        sys.stdout.write(format_sarif(diagnostics))
+        report.write(format_sarif(diagnostics))
     elif fmt == "github":
-        sys.stdout.write(format_github(diagnostics))
+        report.write(format_github(diagnostics))
     elif fmt == "concise":
-        sys.stdout.write(format_text(diagnostics))
+        report.write(format_text(diagnostics))
     else:
         sources = {r.path: r.text for r in results}
-        sys.stdout.write(format_full(diagnostics, sources, colour=sys.stdout.isatty() and not args.no_color))
-        for r in results:
-            if r.binary and r.diagnostics:
-                print(f"note: {r.path} is a binary model; its lines are those of `graphlsp convert {r.path} "
-                      f"{r.path[:-5]}.onnxtxt`")  # fmt: skip
+        report.write(format_full(diagnostics, sources, colour=report.isatty() and not args.no_color))
     if fmt in ("text", "concise") and not args.quiet:
         failed = sum(1 for r in results if r.error)
         if failed:  # never "All checks passed" when a file was not checked at all
             checked = f"; found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} in the others"
-            print(f"{failed} of {len(files)} file{'s' if len(files) != 1 else ''} could not be checked{checked}.")
+            print(f"{failed} of {len(files)} file{'s' if len(files) != 1 else ''} could not be checked{checked}.",
+                  file=report)  # fmt: skip
         else:
-            print(summary(diagnostics, len(files)))
+            print(summary(diagnostics, len(files)), file=report)
     if status == EXIT_USAGE:
         return status
     failing = {"error", "warning"} if args.strict else {"error"}
@@ -215,9 +237,17 @@ def _fold(args: argparse.Namespace) -> int:
     from graphlsp.source import read_source
     from graphlsp.syntax.document import SyntaxDocument
 
+    binary_in = args.file.endswith(".onnx")
+    if args.output not in (None, "-") and args.output.endswith(".onnx") != binary_in:
+        what = "a binary model" if binary_in else "ONNX text"
+        print(f"graphlsp: error: {args.output}: fold writes {what} like its input; name the output "
+              f"{'*.onnx' if binary_in else '*.onnxtxt'} (`graphlsp convert` changes the format)", file=sys.stderr)
+        return EXIT_USAGE
     try:
-        source = read_source(args.file)
         cap = args.size_cap if args.size_cap is not None else load_settings(args.file).fold_size_cap
+        if binary_in:
+            return _fold_binary(args.file, args.output, cap)
+        source = read_source(args.file)
     except OSError as e:
         print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE
@@ -242,6 +272,45 @@ def _fold(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _fold_binary(path: str, output: str | None, cap: int) -> int:
+    """Fold a binary model into a binary model: only the folded nodes change; initializers keep their bytes and
+    external data stays where it is (the output is written beside the input's data files, or refused)."""
+    import time
+    from pathlib import Path
+
+    from onnx import ModelProto
+
+    from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.read import read_model
+    from graphlsp.lint.fold import fold_proto
+
+    if output in (None, "-"):
+        print("graphlsp: error: fold of a binary model writes a binary model: give -o OUT.onnx", file=sys.stderr)
+        return EXIT_USAGE
+    assert output is not None
+    t0 = time.perf_counter()
+    try:
+        model, _ = read_model(path)
+        proto = ModelProto()
+        proto.ParseFromString(Path(path).read_bytes())
+    except OSError:
+        raise
+    except Exception as e:  # protobuf's DecodeError
+        print(f"graphlsp: error: {path}: cannot load binary ONNX model: {e}", file=sys.stderr)
+        return EXIT_ERRORS
+    external = any(t.data_location == 1 for t in proto.graph.initializer)
+    if external and Path(output).resolve().parent != Path(path).resolve().parent:
+        print(f"graphlsp: error: {output}: the model's weights are in external data files beside {path}; write the "
+              "folded model in the same folder so that it still finds them", file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    r = fold_proto(ModelAnalysis(model, [], cap), proto)
+    Path(output).write_bytes(proto.SerializeToString())
+    print(f"{path}: folded {r.folded} node{'s' if r.folded != 1 else ''} into {r.constants} Constant"
+          f"{'s' if r.constants != 1 else ''}, removed {r.removed} more ({time.perf_counter() - t0:.2f} s)",
+          file=sys.stderr)  # fmt: skip
+    return EXIT_CLEAN
+
+
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
@@ -258,7 +327,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_ArgumentParser)
 
     check = sub.add_parser("check", help="report diagnostics for model files and folders")
-    check.add_argument("paths", nargs="*", help="files or folders (*.onnxtxt, *.onnxtext, *.onnx); default: .")
+    check.add_argument("paths", nargs="*", help="files or folders (*.onnxtxt, *.onnxtext, *.onnx), "
+                       "or - for standard input; default: .")  # fmt: skip
+    check.add_argument("--stdin-filename", metavar="PATH",
+                       help="the name of the model read from standard input, for output and settings (a name "
+                       "ending in .onnx reads a binary model)")  # fmt: skip
     check.add_argument("--format", choices=["text", "concise", "json", "sarif", "github"], default="text")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes and report what changed")
     check.add_argument("--diff", action="store_true", help="show the safe fixes as a diff, write nothing")

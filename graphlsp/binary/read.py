@@ -38,11 +38,9 @@ from graphlsp.graph.core import (
 )
 from graphlsp.graph.findings import Finding
 from graphlsp.graph.resolve import resolve_op
-from graphlsp.graph.tensor import Tensor, TensorError
+from graphlsp.graph.tensor import Tensor, TensorError, location_problem
 
-NEGATIVE_DIM = "GL110"
-EXTERNAL_DATA = "GL107"
-UNUSED_INITIALIZER = "GL210"
+NEGATIVE_DIM, EXTERNAL_DATA, UNUSED_INITIALIZER = F.NEGATIVE_DIM, F.EXTERNAL_DATA, F.UNUSED_INITIALIZER
 
 _KIND = {
     AttributeProto.INT: "int", AttributeProto.FLOAT: "float", AttributeProto.STRING: "string",
@@ -159,7 +157,7 @@ def _text(b: bytes) -> str:
 
 class _Reader:
     def __init__(self, base: str | None, path: str | None = None,
-                 left_in_file: dict[int, tuple[int, int]] | None = None) -> None:  # fmt: skip
+                 left_in_file: dict[tuple[int, ...], tuple[int, int]] | None = None) -> None:  # fmt: skip
         self.base = os.path.realpath(base) if base is not None else None
         self.path = path  # the model file, for raw data left in it
         self.left_in_file = left_in_file or {}
@@ -198,12 +196,9 @@ class _Reader:
     def _external_problem(self, location: str) -> str:
         if self.base is None:
             return f"external data '{location}' cannot be read: the model was not read from a file"
-        if not location:
-            return "external data without a location"
-        if os.path.isabs(location) or location.startswith(("/", "\\")) or ":" in Path(location).parts[0]:
-            return f"external data location '{location}' is absolute: it must be relative to the model's folder"
-        if ".." in Path(location.replace("\\", "/")).parts:
-            return f"external data location '{location}' leaves the model's folder ('..'); it is not opened"
+        problem = location_problem(location)
+        if problem:
+            return problem
         real = os.path.realpath(os.path.join(self.base, location))
         if os.path.commonpath([real, self.base]) != self.base:
             return f"external data location '{location}' resolves outside the model's folder; it is not opened"
@@ -233,7 +228,7 @@ class _Reader:
         return ty
 
     # ---- attributes
-    def attribute(self, node: Node | None, a: AttributeProto) -> Attr:
+    def attribute(self, node: Node | None, a: AttributeProto, index: int = -1) -> Attr:
         kind = _KIND.get(a.type)
         if a.ref_attr_name:
             return Attr(a.name, kind, Ref(a.ref_attr_name))
@@ -252,7 +247,12 @@ class _Reader:
         elif t == AttributeProto.STRINGS:
             value = [_text(x) for x in a.strings]
         elif t == AttributeProto.TENSOR:
-            value = self.tensor(a.t, f"attribute {a.name}", node)
+            main = node is not None and node.graph.kind == "model"
+            left = self.left_in_file.get((node.index, index)) if node is not None and main else None
+            if left is not None and self.path is not None:
+                value = ProtoTensor(a.t, ExternalData(self.path, *left), inline=True)
+            else:
+                value = self.tensor(a.t, f"attribute {a.name}", node)
         elif t == AttributeProto.TENSORS:
             value = [self.tensor(x, f"attribute {a.name}", node) for x in a.tensors]
         elif t == AttributeProto.SPARSE_TENSOR:
@@ -284,7 +284,7 @@ class _Reader:
             values[vi.name] = v
         if not is_fn:
             for i, tp in enumerate(gp.initializer):
-                left = self.left_in_file.get(i) if kind == "model" else None
+                left = self.left_in_file.get((i,)) if kind == "model" else None
                 if left is not None:
                     assert self.path is not None
                     tensor: Tensor = ProtoTensor(tp, ExternalData(self.path, *left), inline=True)
@@ -347,7 +347,7 @@ class _Reader:
         node = Node(g, index, NO_NODE_ORIGIN, ops.normalize_domain(np_.domain), np_.op_type, np_.overload,
                     np_.name if np_.HasField("name") else None)  # fmt: skip
         g.nodes.append(node)
-        node.attributes = {a.name: self.attribute(node, a) for a in np_.attribute}
+        node.attributes = {a.name: self.attribute(node, a, j) for j, a in enumerate(np_.attribute)}
         issue = resolve_op(node, scope.imports, self.functions, True, scope.where)
         if issue is not None:
             self.emit(issue[0], issue[1], node)
@@ -359,7 +359,7 @@ class _Reader:
             node.outputs.append(v)
             first = g.values.get(name)
             if first is None and g.parent is not None:
-                first = g.parent.lookup(name)
+                first = _visible(g, name)
             if first is None:
                 g.values[name] = v
                 continue
@@ -450,14 +450,27 @@ class _Sparse(Tensor):
         return self.proto
 
 
+def _visible(g: Graph, name: str) -> Value | None:
+    """A value of an enclosing graph defined before the node holding `g` (what onnx's checker lets it shadow)."""
+    while g.parent is not None and g.owner is not None:
+        holder = g.owner
+        g = g.parent
+        v = g.values.get(name)
+        if v is not None and (v.producer is None or v.producer.index < holder.index):
+            return v
+    return None
+
+
 def _unknown_negative(ty: TypeSpec) -> TypeSpec:
     assert ty.dims is not None
     dims = tuple(None if isinstance(d, int) and d < 0 else d for d in ty.dims)
     return TypeSpec(ty.kind, ty.elem, dims, ty.arg, ty.opaque)
 
 
-def model_from_proto(proto: ModelProto, base: str | None = None, path: str | None = None,
-                     left_in_file: dict[int, tuple[int, int]] | None = None) -> tuple[Model, list[Finding]]:  # fmt: skip
+def model_from_proto(
+    proto: ModelProto, base: str | None = None, path: str | None = None,
+    left_in_file: dict[tuple[int, ...], tuple[int, int]] | None = None,
+) -> tuple[Model, list[Finding]]:  # fmt: skip
     """The IR of a ModelProto; `base` is the folder external data is read from (None: no external data).
     `left_in_file` maps main-graph initializers (by index) to the range of `path` that holds their raw data."""
     r = _Reader(base, path, left_in_file)
@@ -500,7 +513,7 @@ def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model,
 
     p = Path(path)
     proto = ModelProto()
-    left: dict[int, tuple[int, int]] = {}
+    left: dict[tuple[int, ...], tuple[int, int]] = {}
     with open(p, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         if size >= strip_above and size > 0:

@@ -4,14 +4,20 @@ protobuf's parser copies every byte of a message into its own memory, so a model
 costs the file plus its copy. For a large file the walk here copies everything except the `raw_data` of the
 main graph's initializers, which it records as (offset, length) ranges of the file instead; the stripped message
 is small and protobuf parses it as usual. Nothing under the ranges is touched until a value is asked for.
+The same goes for the tensors of the main graph's nodes' attributes (exporters such as paddle2onnx and spox keep
+every weight in a Constant node), and for packed `float_data`/`double_data`, whose bytes are laid out as
+raw data is.
 
-Field numbers are onnx.proto's: ModelProto.graph = 7, GraphProto.initializer = 5, TensorProto.raw_data = 9.
+Field numbers are onnx.proto's: ModelProto.graph = 7; GraphProto.node = 1, .initializer = 5; NodeProto.attribute
+= 5; AttributeProto.t = 5; TensorProto.float_data = 4, .raw_data = 9, .double_data = 10.
 A file this walk cannot follow (malformed, truncated) is handed whole to protobuf, whose error is the finding.
 """
 
 from __future__ import annotations
 
-MODEL_GRAPH, GRAPH_INITIALIZER, TENSOR_RAW_DATA = 7, 5, 9
+MODEL_GRAPH, GRAPH_NODE, GRAPH_INITIALIZER, NODE_ATTRIBUTE, ATTRIBUTE_T = 7, 1, 5, 5, 5
+TENSOR_RAW = {9: "raw", 4: "float", 10: "double"}  # fields whose bytes are the elements, little-endian
+Key = tuple[int, ...]  # (initializer index,) or (node index, attribute index)
 KEEP_BELOW = 4096  # bytes: raw data this small stays in the message
 
 
@@ -80,29 +86,59 @@ def _fields(buf: memoryview, pos: int, end: int):  # type: ignore[no-untyped-def
             pos = stop
 
 
-def strip_weights(buf: memoryview) -> tuple[bytes, dict[int, tuple[int, int]]]:
-    """The model's bytes without the main graph's large initializer data, and for each stripped initializer
-    (by its index among the graph's initializers) the (offset, length) of its raw data in `buf`."""
+def _tensor(buf: memoryview, start: int, stop: int, key: Key, ranges: dict[Key, tuple[int, int]]) -> bytes:
+    """A TensorProto's bytes without its large element field, whose range goes to `ranges`."""
     out = bytearray()
-    ranges: dict[int, tuple[int, int]] = {}
+    for tf, tw, tk, tp, ts in _fields(buf, start, stop):
+        if tf in TENSOR_RAW and tw == 2 and ts - tp >= KEEP_BELOW and key not in ranges:
+            ranges[key] = (tp, ts - tp)
+        else:
+            out += buf[tk:ts]
+    return bytes(out)
+
+
+def _message(field: int, body: bytes | bytearray) -> bytes:
+    return _encode_varint((field << 3) | 2) + _encode_varint(len(body)) + bytes(body)
+
+
+def _node(buf: memoryview, start: int, stop: int, index: int, ranges: dict[Key, tuple[int, int]]) -> bytes:
+    out = bytearray()
+    attr = 0
+    for nf, nw, nk, np_, ns in _fields(buf, start, stop):
+        if nf == NODE_ATTRIBUTE and nw == 2:
+            body = bytearray()
+            for af, aw, ak, ap, as_ in _fields(buf, np_, ns):
+                if af == ATTRIBUTE_T and aw == 2:
+                    body += _message(ATTRIBUTE_T, _tensor(buf, ap, as_, (index, attr), ranges))
+                else:
+                    body += buf[ak:as_]
+            out += _message(NODE_ATTRIBUTE, body)
+            attr += 1
+        else:
+            out += buf[nk:ns]
+    return bytes(out)
+
+
+def strip_weights(buf: memoryview) -> tuple[bytes, dict[Key, tuple[int, int]]]:
+    """The model's bytes without the main graph's large tensor data, and for each stripped tensor the
+    (offset, length) of its elements in `buf`: key (i,) for initializer i, (n, a) for attribute a of node n."""
+    out = bytearray()
+    ranges: dict[Key, tuple[int, int]] = {}
     end = len(buf)
     for field, wire, key_start, payload, stop in _fields(buf, 0, end):
         if field != MODEL_GRAPH or wire != 2:
             out += buf[key_start:stop]
             continue
         graph = bytearray()
-        index = 0
+        inits = nodes = 0
         for gf, gw, gk, gp, gs in _fields(buf, payload, stop):
-            if gf != GRAPH_INITIALIZER or gw != 2:
+            if gf == GRAPH_INITIALIZER and gw == 2:
+                graph += _message(GRAPH_INITIALIZER, _tensor(buf, gp, gs, (inits,), ranges))
+                inits += 1
+            elif gf == GRAPH_NODE and gw == 2:
+                graph += _message(GRAPH_NODE, _node(buf, gp, gs, nodes, ranges))
+                nodes += 1
+            else:
                 graph += buf[gk:gs]
-                continue
-            tensor = bytearray()
-            for tf, tw, tk, tp, ts in _fields(buf, gp, gs):
-                if tf == TENSOR_RAW_DATA and tw == 2 and ts - tp >= KEEP_BELOW:
-                    ranges[index] = (tp, ts - tp)
-                else:
-                    tensor += buf[tk:ts]
-            graph += _encode_varint((GRAPH_INITIALIZER << 3) | 2) + _encode_varint(len(tensor)) + tensor
-            index += 1
-        out += _encode_varint((MODEL_GRAPH << 3) | 2) + _encode_varint(len(graph)) + graph
+        out += _message(MODEL_GRAPH, graph)
     return bytes(out), ranges

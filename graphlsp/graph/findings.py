@@ -23,6 +23,9 @@ DUPLICATE_NODE_LABEL = "GL206"
 UNUSED_VALUE = "GL207"
 OUTPUT_NEVER_PRODUCED = "GL208"
 OP_NOT_IN_OPSET = "GL209"
+UNUSED_INITIALIZER = "GL210"
+EXTERNAL_DATA = "GL107"
+NEGATIVE_DIM = "GL110"
 
 # code -> (kind, default severity); GL203 also has the kind "cycle" (see `Finding.kind`)
 CODES: dict[str, tuple[str, str]] = {
@@ -35,6 +38,9 @@ CODES: dict[str, tuple[str, str]] = {
     UNUSED_VALUE: ("unused-value", "warning"),
     OUTPUT_NEVER_PRODUCED: ("output-never-produced", "error"),
     OP_NOT_IN_OPSET: ("op-not-in-opset", "error"),
+    UNUSED_INITIALIZER: ("unused-initializer", "warning"),
+    EXTERNAL_DATA: ("external-data", "error"),
+    NEGATIVE_DIM: ("negative-dim", "warning"),
 }
 CYCLE = "cycle"
 

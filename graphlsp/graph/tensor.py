@@ -65,3 +65,15 @@ class ArrayTensor(Tensor):
 
     def numpy(self) -> np.ndarray:
         return self.array
+
+
+def location_problem(location: str) -> str:
+    """Why an external data location may not be opened (it must stay inside the model's folder), or ""."""
+    if not location:
+        return "external data without a location"
+    parts = location.replace("\\", "/").split("/")
+    if location.startswith(("/", "\\")) or (len(parts[0]) >= 2 and parts[0][1] == ":"):
+        return f"external data location '{location}' is absolute: it must be relative to the model's folder"
+    if ".." in parts:
+        return f"external data location '{location}' leaves the model's folder ('..'); it is not opened"
+    return ""

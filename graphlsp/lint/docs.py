@@ -39,6 +39,26 @@ DOCS: dict[str, RuleDoc] = {
     ),
     "GL105": RuleDoc("ONNX text is UTF-8; other bytes are read as U+FFFD.", "", "Save the file as UTF-8."),
     "GL106": RuleDoc("onnx cannot load the binary model.", "", "Re-export the model; check it is not truncated."),
+    "GL107": RuleDoc(
+        "A tensor whose data lives in another file must name a file inside the model's folder, and that file must "
+        "hold the bytes: onnxruntime refuses a location that leaves the folder and fails on a missing or short "
+        "file. graphlsp never opens such a location.",
+        H + 'g () => (float[4] y) <float[4] w = ["location": "../w.bin"]> {\n  y = Identity (w)\n}\n',
+        "Keep the data file beside the model (save with onnx.save_model(..., save_as_external_data=True)); "
+        "re-export if the file is short.",
+    ),
+    "GL110": RuleDoc(
+        "A dim of -1 is not a valid size; paddle2onnx and older exporters write it for a dynamic dim. It is read as "
+        "unknown; onnxruntime does the same, other tools may take it literally.",
+        "",
+        "Re-export with a named dynamic dim (dim_param), or leave it: graphlsp treats it as unknown.",
+    ),
+    "GL210": RuleDoc(
+        "onnxruntime removes an initializer nothing reads (and warns when it loads the model); it is dead weight "
+        "in the file.",
+        H + "g (float[N] x) => (float[N] y) <float[2] w = {1, 2}> {\n  y = Relu (x)\n}\n",
+        "Remove the initializer (onnx.helper or onnxruntime's optimizer do it), or read it where it was meant to be.",
+    ),
     "GL201": RuleDoc(
         "A node reads a value that nothing produces: the model fails the checker and cannot run.",
         H + "g (float[N] x) => (float[N] y) {\n  y = Relu (z)\n}\n",

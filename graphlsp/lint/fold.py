@@ -16,7 +16,9 @@ from graphlsp.graph.core import Graph, Node, Value
 from graphlsp.runner.tensors import constant_node_text
 
 if TYPE_CHECKING:
-    from graphlsp.analysis import Analysis
+    from onnx import ModelProto, NodeProto
+
+    from graphlsp.analysis import Analysis, ModelAnalysis
 
 Edit = tuple[int, int, str]
 
@@ -29,13 +31,14 @@ class FoldResult:
     removed: int = 0  # nodes that went without a replacement (unused folds and what only fed folds)
 
 
-def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
-    """The edits that fold every fold of the analysis (or those in `only`, e.g. one component)."""
+def _layout(a: Analysis | ModelAnalysis, only: set[Node] | None = None,
+            ) -> tuple[dict[Node, list[tuple[Value, Any]]], list[Node], int]:  # fmt: skip
+    """What the fold does to the main graph: per folded node the values to write as Constants (those read
+    elsewhere), the nodes that go without a replacement, and how many nodes fold."""
     plan = a.fold_plan()
     graph = a.model.graph
-    result = FoldResult()
     if graph is None:
-        return result
+        return {}, [], 0
     folds = {n: f for n, f in plan.folds.items() if only is None or n in only}
     gone: set[Node] = set(folds)
     keep: dict[Node, list[tuple[Value, Any]]] = {}
@@ -46,6 +49,13 @@ def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
         if node not in gone and _only_feeds(graph, node, gone):
             gone.add(node)
             removed.append(node)
+    return keep, removed, len(folds)
+
+
+def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
+    """The edits that fold every fold of the analysis (or those in `only`, e.g. one component)."""
+    result = FoldResult()
+    keep, removed, folded = _layout(a, only)
     text = a.doc.text
     for node, values in keep.items():
         if not values:
@@ -65,7 +75,46 @@ def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
         result.constants += len(values)
     for node in removed:
         result.edits.append(_deletion(text, node))
-    result.folded = len(folds)
+    result.folded = folded
+    result.removed = len(removed)
+    return result
+
+
+def fold_proto(a: ModelAnalysis, proto: ModelProto) -> FoldResult:
+    """The same fold on a binary model's ModelProto, in place: each folded node that is read elsewhere becomes
+    Constant nodes at its position (keeping its name), the rest go; every other message stays as it was."""
+    from onnx import helper, numpy_helper
+
+    result = FoldResult()
+    keep, removed, folded = _layout(a)
+    graph = a.model.graph
+    if graph is None or not folded:
+        return result
+    gone = {n.index for n in removed}
+    writes: dict[int, list[NodeProto]] = {}
+    for node, values in keep.items():
+        if not values:
+            continue
+        out = []
+        for i, (v, x) in enumerate(values):
+            try:
+                tensor = numpy_helper.from_array(x if x.flags.c_contiguous else x.copy())
+            except Exception:
+                return FoldResult()  # never leave a half-done rewrite
+            name = node.name if i == 0 and node.name is not None else f"{v.name}_folded"
+            out.append(helper.make_node("Constant", [], [v.name], name=name, value=tensor))
+        writes[node.index] = out
+        result.constants += len(out)
+    nodes = list(proto.graph.node)
+    kept: list[NodeProto] = []
+    for i, n in enumerate(nodes):
+        if i in writes:
+            kept.extend(writes[i])
+        elif i not in gone:
+            kept.append(n)
+    del proto.graph.node[:]
+    proto.graph.node.extend(kept)
+    result.folded = folded
     result.removed = len(removed)
     return result
 

@@ -3,38 +3,134 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Iterable
+from pathlib import Path
+from urllib.parse import quote
 
 from graphlsp import __version__
-from graphlsp.lint.diagnostics import Diagnostic
+from graphlsp.lint.diagnostics import EXCERPT, Diagnostic
 from graphlsp.lint.rules import RULES
 
 _COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m", "hint": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
 
 
+def _clip(s: str, limit: int) -> str:
+    """One line of at most about `limit` characters: control characters shown escaped, a cut marked with `…`."""
+    s = s.replace("\r", "\\r").replace("\n", "\\n")
+    return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+NAME_LIMIT = 100  # characters of a node or graph name in a head line
+
+
+def located(d: Diagnostic) -> str:
+    """Where a finding without a line is: `node 45 "name" (Op)` (`in graph/path` for a subgraph's node), or
+    the detail of a graph-level one (`graph 'main' initializer 'w'`). Empty when nothing is known."""
+    if d.node_index is not None:
+        out = f"node {d.node_index}"
+        if d.node:
+            out += f' "{_clip(d.node, NAME_LIMIT)}"'
+        if d.op:
+            out += f" ({_clip(d.op, NAME_LIMIT)})"
+        if d.graph and "/" in d.graph:  # a subgraph (main/If_0.then_branch): the main graph goes unsaid
+            out += f" in {_clip(d.graph, NAME_LIMIT * 2)}"
+        return out
+    if d.detail:
+        return _clip(d.detail, NAME_LIMIT * 2)
+    if d.graph:
+        return f"graph '{_clip(d.graph, NAME_LIMIT)}'"
+    return ""
+
+
+def _where(d: Diagnostic) -> str:
+    """`path:line:col` for text, `path: node 45 "name" (Op)` for a binary model's finding."""
+    if d.line is not None:
+        return f"{d.file}:{d.line}:{d.col}"
+    place = located(d)
+    return f"{d.file}: {place}" if place else d.file
+
+
 def format_text(diagnostics: Iterable[Diagnostic]) -> str:
-    """`path:line:col: CODE message`, one per line."""
-    return "".join(f"{d.file}:{d.line}:{d.col}: {d.code} {d.message}\n" for d in diagnostics)
+    """`path:line:col: CODE message` (binaries: `path: node 45 "name" (Op): CODE message`), one per line."""
+    return "".join(f"{_where(d)}: {d.code} {d.message}\n" for d in diagnostics)
+
+
+def window(src: str, col: int, width: int, limit: int = EXCERPT) -> tuple[str, int, int]:
+    """At most about `limit` characters of a source line around a 1-based column, cuts marked with `…`;
+    returns the shown text and the column and width of the underline in it."""
+    if len(src) <= limit:
+        return src, col, width
+    start = max(0, min(col - 1 - limit // 4, len(src) - limit))
+    end = start + limit
+    shown = src[start:end]
+    at = col - start
+    if start > 0:
+        shown = "…" + shown
+        at += 1
+    if end < len(src):
+        shown += "…"
+    return shown, at, max(1, min(width, end - (col - 1)))
+
+
+def _lines(text: str) -> list[str]:
+    """The lines as the line index counts them (split at \\n only), without their \\r."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
+def _op_span(excerpt: str, op: str | None) -> tuple[int, int] | None:
+    """Where the op name is in a node's excerpt (`y = Conv <...> (x, w)`): 1-based column and width."""
+    if not op:
+        return None
+    name = op.split(":")[0]
+    m = re.search(r"=\s*(" + re.escape(name) + r")(?![\w.])", excerpt)
+    if m is None:
+        return None
+    bare = name.rsplit(".", 1)[-1]
+    return m.end(1) - len(bare) + 1, len(bare)
 
 
 def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colour: bool = False) -> str:
-    """Each diagnostic with its source line and a caret underline (ruff's full output)."""
+    """Each diagnostic with its source line and a caret underline (ruff's full output); a binary model's
+    finding with its node as one line of ONNX text. No line echoes more than about EXCERPT characters."""
     out = []
+    split: dict[str, list[str]] = {}
     for d in diagnostics:
-        head = f"{d.file}:{d.line}:{d.col}: {d.code} {d.message}"
+        tint = _COLOURS.get(d.severity, "")
+        where = _where(d)
         if colour:
-            code = f"{_COLOURS.get(d.severity, '')}{d.code}{_RESET}"
-            head = f"{_BOLD}{d.file}:{d.line}:{d.col}:{_RESET} {code} {d.message}"
-        out.append(head)
-        lines = sources.get(d.file, "").splitlines()
-        if 1 <= d.line <= len(lines):
+            out.append(f"{_BOLD}{where}:{_RESET} {tint}{d.code}{_RESET} {d.message}")
+        else:
+            out.append(f"{where}: {d.code} {d.message}")
+        if d.line is None:  # a binary model: the node, then what part of it
+            snippet = []
+            if d.excerpt:
+                shown = _clip(d.excerpt, EXCERPT)
+                snippet += ["  |", f"  | {shown}"]
+                span = _op_span(shown, d.op)
+                if span is not None:
+                    caret = " " * (span[0] - 1) + "^" * span[1]
+                    snippet.append(f"  | {tint}{caret}{_RESET}" if colour else f"  | {caret}")
+            if d.detail and d.node_index is not None:
+                snippet.append(f"  = {_clip(d.detail, EXCERPT)}")
+            if snippet:
+                out += [*snippet, ""]
+            continue
+        lines = split.get(d.file)
+        if lines is None:
+            lines = split[d.file] = _lines(sources.get(d.file, ""))
+        if 1 <= d.line <= len(lines) and (d.line < len(lines) or lines[-1]):
             src = lines[d.line - 1].expandtabs(1)
-            width = max(1, (d.end_col - d.col) if d.end_line == d.line else len(src) - d.col + 1)
+            col = d.col or 1
+            end_col = d.end_col or col
+            width = max(1, (end_col - col) if d.end_line == d.line else len(src) - col + 1)
+            src, col, width = window(src, col, width)
             gutter = " " * len(str(d.line))
-            caret = " " * (d.col - 1) + "^" * width
+            caret = " " * (col - 1) + "^" * width
             if colour:
-                caret = _COLOURS.get(d.severity, "") + caret + _RESET
+                caret = tint + caret + _RESET
             out += [f"{gutter} |", f"{d.line} | {src}", f"{gutter} | {caret}", ""]
     return "\n".join(out) + ("\n" if out else "")
 
@@ -46,8 +142,33 @@ def format_json(diagnostics: Iterable[Diagnostic]) -> str:
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 
 
+def _uri(path: str) -> str:
+    """A file's URI relative to the working directory (the run's %SRCROOT%), with forward slashes."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive (Windows): no relative path exists
+        return Path(path).resolve().as_uri()
+    return quote(rel.replace(os.sep, "/").replace("\\", "/"))
+
+
+def _logical(d: Diagnostic) -> list[dict[str, object]]:
+    """SARIF logical locations: the node (`graph/name`, a member of its graph), or the graph for a
+    graph-level finding."""
+    if d.graph is None:
+        return []
+    if d.node_index is not None:
+        op_type = (d.op or "node").split(":")[0].rsplit(".", 1)[-1]
+        who = d.node or f"{op_type}_{d.node_index}"  # an unnamed node as graph paths name it
+        props: dict[str, object] = {"nodeIndex": d.node_index}
+        if d.op:
+            props["op"] = d.op
+        return [{"name": who, "fullyQualifiedName": f"{d.graph}/{who}", "kind": "member", "properties": props}]
+    return [{"name": d.graph, "fullyQualifiedName": d.graph, "kind": "function"}]
+
+
 def format_sarif(diagnostics: Iterable[Diagnostic]) -> str:
-    """SARIF 2.1.0, with the rules described from the rule docs."""
+    """SARIF 2.1.0, with the rules described from the rule docs. Artifact URIs are relative to %SRCROOT% (the
+    working directory); a binary model's finding has no region but a logical location (its node)."""
     from graphlsp.lint.docs import DOCS
 
     codes = sorted(RULES)
@@ -67,23 +188,36 @@ def format_sarif(diagnostics: Iterable[Diagnostic]) -> str:
             entry["help"] = {"text": f"{doc.why}\n\nFix: {doc.fix}"}
         rules.append(entry)
     results = []
+    uris: dict[str, str] = {}
     for d in diagnostics:
-        results.append({
+        uri = uris.get(d.file)
+        if uri is None:
+            uri = uris[d.file] = _uri(d.file)
+        physical: dict[str, object] = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}}
+        if d.line is not None:
+            physical["region"] = {"startLine": d.line, "startColumn": d.col, "endLine": d.end_line,
+                                  "endColumn": d.end_col}  # fmt: skip
+        location: dict[str, object] = {"physicalLocation": physical}
+        logical = _logical(d)
+        if logical:
+            location["logicalLocations"] = logical
+        result: dict[str, object] = {
             "ruleId": d.code,
             "ruleIndex": index.get(d.code, 0),
             "level": _SARIF_LEVEL.get(d.severity, "error"),
             "message": {"text": d.message},
-            "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": d.file.replace("\\", "/")},
-                "region": {"startLine": d.line, "startColumn": d.col, "endLine": d.end_line, "endColumn": d.end_col},
-            }}],
-        })  # fmt: skip
+            "locations": [location],
+        }
+        if d.detail:
+            result["properties"] = {"detail": d.detail}
+        results.append(result)
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {"name": "graphlsp", "version": __version__, "rules": rules,
                                 "informationUri": "https://github.com/graphlsp/graphlsp"}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().as_uri().rstrip("/") + "/"}},
             "results": results,
         }],
     }  # fmt: skip
@@ -102,12 +236,23 @@ _GITHUB_LEVEL = {"error": "error", "warning": "warning", "info": "notice", "hint
 
 
 def format_github(diagnostics: Iterable[Diagnostic]) -> str:
-    """GitHub Actions workflow commands: `::error file=...,line=...,endLine=...,title=CODE::message`."""
+    """GitHub Actions workflow commands: `::error file=...,line=...,endLine=...,title=CODE::message`; a binary
+    model's finding is file-level, its node in the title: `::error file=m.onnx,title=CODE node 45 "n" (Op)::...`."""
     out = []
     for d in diagnostics:
+        level = _GITHUB_LEVEL.get(d.severity, "error")
+        if d.line is None:
+            place = located(d)
+            title = f"{d.code} {place}" if place else d.code
+            message = d.message
+            if d.detail and d.node_index is not None:
+                message += f" ({d.detail})"
+            props = f"file={_escape_property(d.file)},title={_escape_property(title)}"
+            out.append(f"::{level} {props}::{_escape_data(message)}\n")
+            continue
         props = (f"file={_escape_property(d.file)},line={d.line},col={d.col},endLine={d.end_line},"
                  f"endColumn={d.end_col},title={_escape_property(d.code)}")  # fmt: skip
-        out.append(f"::{_GITHUB_LEVEL.get(d.severity, 'error')} {props}::{_escape_data(d.code + ' ' + d.message)}\n")
+        out.append(f"::{level} {props}::{_escape_data(d.code + ' ' + d.message)}\n")
     return "".join(out)
 
 

@@ -37,6 +37,9 @@ RULES: dict[str, Rule] = {
         ),
         Rule("GL105", "invalid-encoding", "error", "The file is not valid UTF-8."),
         Rule("GL106", "unreadable-model", "error", "A binary .onnx file that onnx cannot load."),
+        Rule("GL107", "external-data", "error", "External tensor data outside the model's folder, missing or too "
+             "short."),
+        Rule("GL110", "negative-dim", "warning", "A declared dim of -1 (some exporters' way to write a dynamic dim)."),
         Rule("GL201", "undefined-value", "error", "A node reads a value that nothing defines."),
         Rule("GL202", "duplicate-definition", "error", "A value is defined more than once (ONNX graphs are SSA)."),
         Rule(
@@ -56,6 +59,8 @@ RULES: dict[str, Rule] = {
         Rule("GL207", "unused-value", "warning", "A node output that nothing consumes and that is not a graph output."),
         Rule("GL208", "output-never-produced", "error", "A graph output that nothing defines."),
         Rule("GL209", "op-not-in-opset", "error", "The op exists, but not at the imported opset version."),
+        Rule("GL210", "unused-initializer", "warning", "An initializer that no node reads and that is not a graph "
+             "output."),
         Rule("GL301", "broadcast-incompatible", "error", "Inputs whose shapes do not broadcast."),
         Rule("GL302", "contraction-mismatch", "error", "MatMul/Gemm inner dimensions differ."),
         Rule("GL303", "concat-dim-mismatch", "error", "Concat inputs differ outside the concatenation axis."),

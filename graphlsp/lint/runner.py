@@ -55,14 +55,24 @@ def lint_text(
     return analysis, finalize(diags, text, path, settings)
 
 
-def lint_binary(path: str, settings: Settings) -> list[Diagnostic]:
-    """A binary model's diagnostics: read straight from its protobuf, located by node. Raises OSError."""
+def lint_binary(path: str, settings: Settings, data: bytes | None = None) -> list[Diagnostic]:
+    """A binary model's diagnostics: read straight from its protobuf, located by node. Raises OSError.
+
+    With `data` (standard input) the model is those bytes and `path` only names it: there is no folder to read
+    external data from, which the reader reports."""
     from graphlsp.analysis import ModelAnalysis
-    from graphlsp.binary.read import read_model
+    from graphlsp.binary.read import model_from_proto, read_model
     from graphlsp.lint.diagnostics import collect_binary
 
     try:
-        model, findings = read_model(path)
+        if data is None:
+            model, findings = read_model(path)
+        else:
+            from onnx import ModelProto
+
+            proto = ModelProto()
+            proto.ParseFromString(data)
+            model, findings = model_from_proto(proto)
     except OSError:
         raise
     except Exception as e:  # protobuf's DecodeError, RuntimeError from a malformed message
@@ -127,15 +137,31 @@ def check_file(path: str, settings: Settings, fix: bool = False) -> FileResult:
         source = read_source(path)
     except OSError as e:
         return FileResult(path, error=e.strerror or str(e))
-    result = FileResult(path, text=source.text, binary=source.binary)
-    if fix and not source.binary and source.error is None:
-        fixed, result.fixes = _fix(source.text, path, settings)
-        if fixed != source.text:
+    return _check_text(path, source.text, source.error, settings, fix)
+
+
+def _check_text(path: str, text: str, error: tuple[str, str, int] | None, settings: Settings,
+                fix: bool) -> FileResult:  # fmt: skip
+    result = FileResult(path, text=text)
+    if fix and error is None:
+        fixed, result.fixes = _fix(text, path, settings)
+        if fixed != text:
             result.fixed_text = fixed
         _, result.diagnostics = lint_text(fixed, path, settings, None)
         return result
-    _, result.diagnostics = lint_text(source.text, path, settings, source.error)
+    _, result.diagnostics = lint_text(text, path, settings, error)
     return result
+
+
+def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False) -> FileResult:
+    """A model read from standard input, named `path` (`--stdin-filename`, `-` without one): binary when the
+    name ends in .onnx, else UTF-8 text. Nothing is cached."""
+    from graphlsp.source import decode
+
+    if path.endswith(".onnx"):
+        return FileResult(path, lint_binary(path, settings, data), binary=True)
+    text, error = decode(data)
+    return _check_text(path, text, error, settings, fix)
 
 
 # ---- cache

@@ -61,7 +61,7 @@ def apply(diagnostics: list[Diagnostic], text: str, path: str) -> list[Diagnosti
     used: set[int] = set()
     kept = []
     for d in diagnostics:
-        hit = next((n for n in by_line.get(d.line, []) if _covers(n, d)), None)
+        hit = next((n for n in by_line.get(d.line or 0, []) if _covers(n, d)), None)
         if hit is None or d.code.startswith("GL1"):  # a syntax error is never silenced
             kept.append(d)
         else:

@@ -78,7 +78,7 @@ class DiagnosticCache:
         for d in diags:
             key: _Key | None = None
             if not d.related:
-                first, last = d.line - 1, d.end_line - 1
+                first, last = (d.line or 1) - 1, (d.end_line or 1) - 1
                 key = (enc, d.code, d.severity, d.message, d.line, d.col, d.end_line, d.end_col,
                        text[lines.line_start(first):lines.line_end(last)])  # fmt: skip
             entry = self._entries.get(key) if key is not None else None

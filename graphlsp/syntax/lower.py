@@ -46,7 +46,7 @@ from graphlsp.graph.findings import Finding
 from graphlsp.graph.order import data_path, strongly_connected
 from graphlsp.graph.resolve import SUGGESTED_OPSET, resolve_op
 from graphlsp.graph.suggest import Suggester
-from graphlsp.graph.tensor import Tensor, TensorError
+from graphlsp.graph.tensor import Tensor, TensorError, location_problem
 from graphlsp.syntax import semantics as sem
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Block, Piece, SyntaxDocument
@@ -493,6 +493,8 @@ class _Builder:
             self._order_findings(g, self.back[id(g)])
         if scope.complete:
             self._unused(g, scope)
+        if kind == "model" and sig is not None and piece is not None:
+            self._initializer_findings(g, sig, piece)
         del self.back[id(g)]
         return g
 
@@ -687,6 +689,24 @@ class _Builder:
                 what = "function output" if g.kind == "function" else "graph output"
                 self.emit(F.UNUSED_VALUE, f"'{v.name}' is never used: no node reads it and it is not a {what}",
                           node.origin.anchor, v.span or node.span, node=node)  # fmt: skip
+
+    def _initializer_findings(self, g: Graph, sig: t.GraphSig | t.FunctionSig, piece: Piece) -> None:
+        """External data that may not be opened, and initializers nothing reads (GL107, GL210)."""
+        if not isinstance(sig, t.GraphSig):
+            return
+        for vi in [*sig.inputs, *sig.value_infos]:
+            if not vi.has_init:
+                continue
+            ext = vi.init.external if vi.init is not None else None
+            if ext is not None:
+                location = next((str(kv.value.value) for kv in ext if kv.key.value == "location"), "")
+                problem = location_problem(location)
+                if problem:
+                    self.emit(F.EXTERNAL_DATA, problem, piece, span(piece, vi.init))  # type: ignore[arg-type]
+            v = g.values.get(vi.name.value)
+            if v is not None and v.kind == "initializer" and not v.is_used and v.duplicate_of is None:
+                self.emit(F.UNUSED_INITIALIZER, f"initializer '{v.name}' is never used: onnxruntime removes it when "
+                          "it loads the model", piece, span(piece, vi.name))  # fmt: skip
 
     def _order_findings(self, g: Graph, back: list[_BackUse]) -> None:
         comp = strongly_connected(g)
