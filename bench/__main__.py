@@ -1,15 +1,16 @@
-"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [--json]`: each figure next to its budget and onnx's time."""
+"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [--json]`: each figure next to its budget and
+onnx's time."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from bench import fold, infer, lint, lsp, parse
+from bench import binary, fold, infer, lint, lsp, parse
 
 
 def main(argv: list[str]) -> int:
-    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp", "lint", "fold"]
+    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp", "lint", "fold", "binary"]
     results = {}
     if "parse" in which:
         r = parse.run()
@@ -40,6 +41,12 @@ def main(argv: list[str]) -> int:
         results["fold"] = r
         print("== fold")
         for line in fold.report(r):
+            print(line)
+    if "binary" in which:
+        r = binary.run()
+        results["binary"] = r
+        print("== binary")
+        for line in binary.report(r):
             print(line)
     if "--json" in argv:
         print(json.dumps(results, indent=2))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from graphlsp.graph.core import Model, Node
 from graphlsp.graph.findings import Finding
@@ -17,8 +18,9 @@ from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.runner import DEFAULT_CAP, Runner
 from graphlsp.runner.fold import FoldPlan
 from graphlsp.syntax import tree as t
-from graphlsp.syntax.document import Piece, ReparseReport, SyntaxDocument
-from graphlsp.syntax.lower import TextName, TextNode, attributes, build_model
+
+if TYPE_CHECKING:
+    from graphlsp.syntax.document import Piece, ReparseReport, SyntaxDocument
 
 
 @dataclass(slots=True)
@@ -100,6 +102,8 @@ class Analysis:
     """One text document's analysis, kept current across edits."""
 
     def __init__(self, text: str | SyntaxDocument, fold_size_cap: int = DEFAULT_CAP) -> None:
+        from graphlsp.syntax.document import SyntaxDocument
+
         self.doc = text if isinstance(text, SyntaxDocument) else SyntaxDocument(text)
         self.fold_size_cap = fold_size_cap  # bytes: the largest value the runner builds (`fold-size-cap`)
         self.model: Model
@@ -114,6 +118,8 @@ class Analysis:
         self._rebuild()
 
     def _rebuild(self) -> int:
+        from graphlsp.syntax.lower import build_model
+
         self.model, findings = build_model(self.doc)
         self._structural = [self._anchor(f) for f in findings]
         self._structural_pieces = {a.piece for a in self._structural} | {
@@ -155,6 +161,8 @@ class Analysis:
                 return None
             if any(n.origin.anchor not in replaced for n in self.refiner.anchored.get(piece, ())):
                 return None
+        from graphlsp.syntax.lower import TextName, TextNode, attributes
+
         pairs = []
         for o, n in zip(old, new, strict=True):
             node = self._node_by_piece.get(o)

@@ -142,47 +142,72 @@ def _rule(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
+    """Binary .onnx -> ONNX text (our printer: every tensor element, text both parsers read back); text -> .onnx
+    (the protobuf onnx's parser builds) or text -> text (onnx's printer, as before). Text never goes to a .onnx
+    path nor protobuf to a text path."""
     from pathlib import Path
 
-    import onnx
-
-    from graphlsp.lint.diagnostics import collect
-    from graphlsp.lint.output import format_text
-    from graphlsp.source import TEXT_SUFFIXES, read_source
-    from graphlsp.syntax.document import SyntaxDocument
-    from graphlsp.syntax.to_proto import model_to_proto
+    from graphlsp.source import TEXT_SUFFIXES
 
     src, dst = args.input, args.output
+    from_binary = Path(src).suffix == ".onnx"
     to_binary = dst != "-" and Path(dst).suffix == ".onnx"
     if dst != "-" and not to_binary and Path(dst).suffix not in TEXT_SUFFIXES:
         print(f"graphlsp: error: {dst}: output must end in .onnx, .onnxtxt or .onnxtext (or be -)", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        source = read_source(src)
-    except OSError as e:
-        print(f"graphlsp: error: {src}: {e.strerror or e}", file=sys.stderr)
+    if from_binary and to_binary:
+        print(f"graphlsp: error: {src} and {dst} are both binary: a .onnx converts to text (.onnxtxt, .onnxtext or "
+              "-), and text to .onnx", file=sys.stderr)  # fmt: skip
         return EXIT_USAGE
-    if source.error:
-        print(f"{src}:1:1: {source.error[0]} {source.error[1]}", file=sys.stderr)
-        return EXIT_ERRORS
-    if source.binary and not to_binary:
-        text = source.text
+    if from_binary:
+        from graphlsp.binary.read import read_model
+        from graphlsp.syntax.printer import PrintError, print_model
+
+        try:
+            model, _ = read_model(src)
+        except OSError as e:
+            print(f"graphlsp: error: {src}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        except Exception as e:  # protobuf's DecodeError and friends
+            print(f"{src}:1:1: GL106 cannot load binary ONNX model: {e}", file=sys.stderr)
+            return EXIT_ERRORS
+        try:
+            text = print_model(model)
+        except PrintError as e:
+            print(f"graphlsp: error: {src}: {e}", file=sys.stderr)
+            return EXIT_ERRORS
     else:
+        import onnx
+
+        from graphlsp.lint.diagnostics import collect
+        from graphlsp.lint.output import format_text
+        from graphlsp.source import read_source
+        from graphlsp.syntax.document import SyntaxDocument
+        from graphlsp.syntax.to_proto import model_to_proto
+
+        try:
+            source = read_source(src)
+        except OSError as e:
+            print(f"graphlsp: error: {src}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        if source.error:
+            print(f"{src}:1:1: {source.error[0]} {source.error[1]}", file=sys.stderr)
+            return EXIT_ERRORS
         doc = SyntaxDocument(source.text)
         if doc.problems:
             sys.stderr.write(format_text(d for d in collect(doc, src) if d.code.startswith("GL1")))
             return EXIT_ERRORS
-        model = model_to_proto(doc.model)
         if to_binary:
-            onnx.save(model, dst)
+            onnx.save(model_to_proto(doc.model), dst)
             return EXIT_CLEAN
         import onnx.printer
 
-        text = onnx.printer.to_text(model)
+        text = onnx.printer.to_text(model_to_proto(doc.model))
+        text = text if text.endswith("\n") else text + "\n"
     if dst == "-":
-        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+        sys.stdout.write(text)
     else:
-        Path(dst).write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        Path(dst).write_text(text, encoding="utf-8", newline="")  # "\n" in a quoted string stays "\n"
     return EXIT_CLEAN
 
 

@@ -6,11 +6,11 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphlsp.lint.rules import rule
-from graphlsp.syntax.document import SyntaxDocument
 
 if TYPE_CHECKING:
     from graphlsp.analysis import Analysis, ModelAnalysis
     from graphlsp.graph.core import Node
+    from graphlsp.syntax.document import SyntaxDocument
 
 
 @dataclass(slots=True)

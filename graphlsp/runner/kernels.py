@@ -236,6 +236,50 @@ def _logical(fn: Callable[..., Any]) -> Kernel:
     return kernel
 
 
+def slice_(x: list[Any], a: dict[str, Any], v: int) -> Any:
+    """Slice with the spec's clamping: starts/ends clamped to [0, dim] (to [-1, dim - 1] for negative steps)."""
+    data = x[0]
+    if not isinstance(data, np.ndarray) or data.ndim == 0:
+        return NotImplemented
+    if v < 10:
+        starts, ends, axes, steps = a.get("starts"), a.get("ends"), a.get("axes"), None
+    else:
+        starts, ends = x[1], x[2]
+        axes = x[3] if len(x) > 3 else None
+        steps = x[4] if len(x) > 4 else None
+    if starts is None or ends is None:
+        return NotImplemented
+    st, en = _ints(starts), _ints(ends)
+    ax = _ints(axes) if axes is not None else list(range(len(st)))
+    sp = _ints(steps) if steps is not None else [1] * len(st)
+    if not len(st) == len(en) == len(ax) == len(sp):
+        raise KernelError("starts, ends, axes and steps differ in length")
+    index = [slice(None)] * data.ndim
+    for s_, e_, axis, step in zip(st, en, ax, sp, strict=True):
+        axis = _axis(axis, data.ndim, "axes value")
+        if step == 0:
+            raise KernelError("a step of 0")
+        n = data.shape[axis]
+        s_ = s_ + n if s_ < 0 else s_
+        e_ = e_ + n if e_ < 0 else e_
+        if step > 0:
+            s_, e_ = max(0, min(s_, n)), max(0, min(e_, n))
+        else:
+            s_, e_ = max(-1, min(s_, n - 1)), max(-1, min(e_, n - 1))
+        index[axis] = slice(s_, e_ if e_ >= 0 else None, step)
+    return [data[tuple(index)]]
+
+
+def _float_unary(fn: Callable[[Any], Any]) -> Kernel:
+    def kernel(x: list[Any], a: dict[str, Any], v: int) -> Any:
+        if not (isinstance(x[0], np.ndarray) and x[0].dtype.kind == "f"):
+            return NotImplemented
+        with np.errstate(all="ignore"):
+            return [fn(x[0]).astype(x[0].dtype)]
+
+    return kernel
+
+
 KERNELS: dict[str, Kernel] = {
     "Constant": constant, "Shape": shape, "Size": size, "Identity": identity, "ConstantOfShape": constant_of_shape,
     "Gather": gather, "Unsqueeze": unsqueeze, "Squeeze": squeeze, "Concat": concat, "Reshape": reshape,
@@ -244,5 +288,6 @@ KERNELS: dict[str, Kernel] = {
     "Equal": _compare(np.equal), "Less": _compare(np.less), "Greater": _compare(np.greater),
     "LessOrEqual": _compare(np.less_equal), "GreaterOrEqual": _compare(np.greater_equal),
     "Not": _logical(np.logical_not), "And": _logical(np.logical_and), "Or": _logical(np.logical_or),
-    "Xor": _logical(np.logical_xor),
+    "Xor": _logical(np.logical_xor), "Slice": slice_, "Sqrt": _float_unary(np.sqrt), "Ceil": _float_unary(np.ceil),
+    "Floor": _float_unary(np.floor),
 }  # fmt: skip
