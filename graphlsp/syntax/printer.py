@@ -97,6 +97,11 @@ def name_text(name: str) -> str:
     return name if is_identifier(name) else quote(name)
 
 
+def _escapes_only(s: str) -> bool:
+    """Whether every surrogate in `s` is a surrogate escape of a byte (U+DC80..U+DCFF, Python's surrogateescape)."""
+    return all(not 0xD800 <= ord(c) <= 0xDFFF or 0xDC80 <= ord(c) <= 0xDCFF for c in s)
+
+
 def _identifier(name: str) -> str:
     """An identifier made of `name` (for the places where onnx's parser takes no quoted name)."""
     out = re.sub(r"[^A-Za-z0-9_]", "_", name)
@@ -228,8 +233,10 @@ class _Printer:
     def header_notes(self) -> list[str]:
         out = []
         if self.data == "summary":
-            out.append(f"# graphlsp: data=summary: tensors over {SUMMARY_FULL} values are written without their data "
-                       "(the comment on the line says what was left out); this text is a view, not the model")  # fmt: skip
+            out.append(
+                f"# graphlsp: data=summary: tensors over {SUMMARY_FULL} values are written without their data (the "
+                "comment on the line says what was left out); this text is a view, not the model"
+            )
         if self.renamed:
             shown = ", ".join(f"{quote(a)} -> {b}" for a, b in self.renamed[:3])
             more = f" and {len(self.renamed) - 3} more" if len(self.renamed) > 3 else ""
@@ -243,19 +250,20 @@ class _Printer:
 
     # ---- strings
     def string(self, s: str | bytes) -> str:
-        if isinstance(s, bytes):
-            try:
-                s = s.decode("utf-8")
-            except UnicodeDecodeError:
-                s = s.decode("utf-8", "replace")
-                self.note("a string that is not UTF-8 is written with U+FFFD for its bad bytes")
-        else:
+        """A quoted string; one that is not UTF-8 (bytes, or the IR's surrogate escapes of them) gets U+FFFD."""
+        if isinstance(s, str):
             try:
                 s.encode("utf-8")
-            except UnicodeEncodeError:  # surrogate escapes of bytes that were not UTF-8
-                s = s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-                self.note("a string that is not UTF-8 is written with U+FFFD for its bad bytes")
-        return quote(s)
+                return quote(s)
+            except UnicodeEncodeError:
+                raw = s.encode("utf-8", "surrogateescape" if _escapes_only(s) else "replace")
+        else:
+            raw = s
+        try:
+            return quote(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            self.note("a string that is not UTF-8 is written with U+FFFD for its bad bytes")
+            return quote(raw.decode("utf-8", "replace"))
 
     def name(self, n: str) -> str:
         return n if is_identifier(n) else self.string(n)
@@ -380,10 +388,8 @@ class _Printer:
     def op_text(self, node: Node) -> str:
         parts = [*node.domain.split("."), node.op_type] if node.domain else [node.op_type]
         if node.overload:
-            parts_ok = all(_IDENT.match(p) for p in parts) and _IDENT.match(node.overload)
-        else:
-            parts_ok = all(_IDENT.match(p) for p in parts)
-        if not parts_ok:
+            parts.append(node.overload)
+        if not all(_IDENT.match(p) for p in parts):
             if self.data == "brief":
                 return node.qualified_op
             raise PrintError(f"op '{node.qualified_op}' cannot be written in ONNX text: its domain, type and "
@@ -416,11 +422,11 @@ class _Printer:
         return f"{head} {listed} {ins}", comments
 
     def attribute(self, node: Node, attr: Attr, indent: str, comments: list[str]) -> str | None:
-        if not _IDENT.match(attr.name):
+        if not _IDENT.match(attr.name) and self.data != "brief":
             self.note(f"attribute {quote(attr.name)} of a {node.op_type} node is left out: onnx's parser takes "
                       "only an identifier as an attribute's name")  # fmt: skip
             return None
-        name = attr.name
+        name = attr.name if _IDENT.match(attr.name) else quote(attr.name)  # quoted: node_line only
         if attr.kind in ("sparse_tensor", "sparse_tensors") and not isinstance(attr.value, Ref):
             if attr.kind == "sparse_tensor" and node.op_type == "Constant" and not node.domain:
                 self.note("a Constant's sparse_value is written as a dense `value` (ONNX text has no sparse data)")
@@ -513,15 +519,15 @@ class _Printer:
 
     def tensor_data(self, t: Tensor) -> tuple[str, str]:
         """(`{...}` or `[external data]` or "" for none, a comment) in this printer's data mode."""
-        if t.external:
-            self.note("external data stays in its files: the text keeps the references, relative to the folder of "
-                      "the model (keep the text beside them)")  # fmt: skip
-            return self.external(t), ""
-        if self.data == "summary" and not self.small(t):
-            return "", self.summary(t)
-        if _is_sparse(t):
-            self.note("a sparse initializer is written dense (ONNX text has no sparse data)")
         try:
+            if t.external:
+                self.note("external data stays in its files: the text keeps the references, relative to the folder "
+                          "of the model (keep the text beside them)")  # fmt: skip
+                return self.external(t), ""
+            if self.data == "summary" and not self.small(t):
+                return "", self.summary(t)
+            if _is_sparse(t):
+                self.note("a sparse initializer is written dense (ONNX text has no sparse data)")
             return self.elements(t), ""
         except Exception as e:  # TensorError, or onnx's printer on malformed raw data (a size that does not fit)
             self.note(f"the data of tensor {quote(t.name)} cannot be read ({e}): written without data")
