@@ -289,10 +289,13 @@ class ShapeRefiner:
                         self.anchored.get(a[0], set()).discard(node)
 
     def _merge_declared(self, ctx: InferenceContext, value: Value, got: Inferred) -> None:
-        """A declared type (graph output, value info) refines the inferred one; a contradiction is GL315."""
+        """A declared type (graph output, value info) is a claim, checked against the inferred one: a
+        contradiction is GL315. It stands in where inference knows nothing (no type, or no rank), but never
+        replaces or completes what inference found, nor teaches the unifier: exporters declare outputs they do
+        not compute (optimum's merged decoders declare [batch_size, ...] for a branch that returns [0, ...])."""
         declared, info = self.declared[value]
         try:
-            got.type = _merge_types(got.type, declared, self.unifier)
+            got.type = _claimed(got.type, declared)
         except (sh.MergeError, TypeError) as e:
             op = ctx.node.op_type
             where = info.origin.span()
@@ -430,6 +433,34 @@ class ShapeRefiner:
         start, end = where if where is not None else (-1, -1)
         related = [(m, *resolve(a)) for m, a in p.related]
         return Finding(p.code, p.message, start, end, p.severity, related, node=node, detail=p.detail)
+
+
+def _claimed(got: ValueType, declared: ValueType) -> ValueType:
+    """`got` with what a declaration adds where inference has nothing; raises on a definite contradiction."""
+    if got is None:
+        return declared
+    if declared is None:
+        return got
+    if isinstance(got, TensorType) and isinstance(declared, TensorType):
+        if got.elem is not None and declared.elem is not None and got.elem != declared.elem:
+            raise TypeError(f"element type {elem_name(got.elem)} != {elem_name(declared.elem)}")
+        shape = got.shape
+        if shape is None:
+            shape = declared.shape
+        elif declared.shape is not None:
+            if len(shape) != len(declared.shape):
+                raise sh.MergeError(f"rank {len(shape)} != rank {len(declared.shape)}")
+            for i, (x, y) in enumerate(zip(shape, declared.shape, strict=True)):
+                if x is not None and y is not None and d.equal(x, y) is False:
+                    raise sh.MergeError(f"{d.to_str(x)} != {d.to_str(y)}", i)
+        return TensorType(got.elem if got.elem is not None else declared.elem, shape, got.sparse)
+    if type(got) is not type(declared):
+        raise TypeError(f"{type_str(got)} != {type_str(declared)}")
+    if isinstance(got, SequenceType) and isinstance(declared, SequenceType):
+        return SequenceType(_claimed(got.elem, declared.elem))
+    if isinstance(got, OptionalType) and isinstance(declared, OptionalType):
+        return OptionalType(_claimed(got.elem, declared.elem))
+    return got
 
 
 def _merge_types(a: ValueType, b: ValueType, unifier: sh.Unifier) -> ValueType:

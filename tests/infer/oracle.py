@@ -3,6 +3,10 @@
 For every value onnx types, ours must be equal or more precise and never contradict it: the same element type;
 the same rank when onnx knows it; the same size for every dim onnx knows as an int; the same symbol for every dim
 that is a graph input's dim_param. A dim onnx names with a symbol of its own (`unk__3`) is unknown to it.
+
+Both engines see the model with the shapes of its declared outputs and value_info removed: onnx keeps a declared
+shape as it is, graphlsp takes a declaration as a claim to check, not a proof (exporters declare shapes their
+graphs do not compute), so each is judged on what it infers.
 """
 
 from __future__ import annotations
@@ -30,7 +34,18 @@ class Comparison:
     onnx_failed: str = ""
 
 
+def _without_declared_shapes(model: onnx.ModelProto) -> onnx.ModelProto:
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    g = out.graph
+    for vi in [*g.output, *g.value_info]:
+        if vi.type.HasField("tensor_type"):
+            vi.type.tensor_type.ClearField("shape")
+    return out
+
+
 def _onnx_types(model: onnx.ModelProto) -> tuple[dict[str, onnx.TypeProto], str]:
+    model = _without_declared_shapes(model)
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
         failed = ""
@@ -86,9 +101,10 @@ def _compare_tensor(theirs: onnx.TypeProto.Tensor, ours: TensorType, symbols: se
 def compare(model: onnx.ModelProto) -> Comparison:
     result = Comparison()
     theirs, result.onnx_failed = _onnx_types(model)
-    a = Analysis(onnx.printer.to_text(model))
-    result.false_errors = [f"{f.code} {f.message}" for f in a.findings() if f.severity == "error"]
-    result.false_errors += [f"{p.code} {p.message}" for p in a.doc.problems]
+    as_is = Analysis(onnx.printer.to_text(model))  # no false error with the declarations checked
+    result.false_errors = [f"{f.code} {f.message}" for f in as_is.findings() if f.severity == "error"]
+    result.false_errors += [f"{p.code} {p.message}" for p in as_is.doc.problems]
+    a = Analysis(onnx.printer.to_text(_without_declared_shapes(model)))
     graph = a.model.graph
     if graph is None:
         result.false_errors.append("no graph")
