@@ -263,7 +263,7 @@ class ShapeRefiner:
                 new = Inferred(TensorType(elem, None) if elem is not None else None)
                 ctx.outputs[i] = new
             if out in self.declared:
-                self._merge_declared(ctx, out, new)
+                self._merge_declared(ctx, out, new, ctx.varying.get(i, frozenset()))
             prev = self.values.get(out)
             if prev is None or not new.same(prev):
                 changed = True
@@ -288,14 +288,15 @@ class ShapeRefiner:
                     else:
                         self.anchored.get(a[0], set()).discard(node)
 
-    def _merge_declared(self, ctx: InferenceContext, value: Value, got: Inferred) -> None:
+    def _merge_declared(self, ctx: InferenceContext, value: Value, got: Inferred, varying: frozenset[int]) -> None:
         """A declared type (graph output, value info) is a claim, checked against the inferred one: a
-        contradiction is GL315. It stands in where inference knows nothing (no type, or no rank), but never
-        replaces or completes what inference found, nor teaches the unifier: exporters declare outputs they do
-        not compute (optimum's merged decoders declare [batch_size, ...] for a branch that returns [0, ...])."""
+        contradiction is GL315. It fills in what inference does not know, but never replaces what it found, nor
+        teaches the unifier, nor fills a dim inference knows to vary: exporters declare outputs their graphs do
+        not always compute (optimum's merged decoders declare [batch_size, ...] for the If branch that returns
+        [0, ...])."""
         declared, info = self.declared[value]
         try:
-            got.type = _claimed(got.type, declared)
+            got.type = _claimed(got.type, declared, varying)
         except (sh.MergeError, TypeError) as e:
             op = ctx.node.op_type
             where = info.origin.span()
@@ -435,8 +436,9 @@ class ShapeRefiner:
         return Finding(p.code, p.message, start, end, p.severity, related, node=node, detail=p.detail)
 
 
-def _claimed(got: ValueType, declared: ValueType) -> ValueType:
-    """`got` with what a declaration adds where inference has nothing; raises on a definite contradiction."""
+def _claimed(got: ValueType, declared: ValueType, varying: frozenset[int] = frozenset()) -> ValueType:
+    """`got` with what a declaration adds where inference has nothing (but in `varying` dims); raises on a definite
+    contradiction."""
     if got is None:
         return declared
     if declared is None:
@@ -453,6 +455,8 @@ def _claimed(got: ValueType, declared: ValueType) -> ValueType:
             for i, (x, y) in enumerate(zip(shape, declared.shape, strict=True)):
                 if x is not None and y is not None and d.equal(x, y) is False:
                     raise sh.MergeError(f"{d.to_str(x)} != {d.to_str(y)}", i)
+            shape = tuple(y if x is None and i not in varying else x for i, (x, y) in enumerate(
+                zip(shape, declared.shape, strict=True)))
         return TensorType(got.elem if got.elem is not None else declared.elem, shape, got.sparse)
     if type(got) is not type(declared):
         raise TypeError(f"{type_str(got)} != {type_str(declared)}")

@@ -56,6 +56,8 @@ def _make(
     r = rule(code)
     if start < 0:  # a finding with no text position (a node read from a schema's function body)
         start = end = 0
+    size = len(doc.text)  # a statement recovery closed may end past a truncated file
+    start, end = min(start, size), min(max(start, end), size)
     line, col = doc.lines.position(start)
     end_line, end_col = doc.lines.position(max(start, end))
     rel = []
