@@ -77,6 +77,14 @@ def _check(args: argparse.Namespace) -> int:
             if r.fixes:
                 print(f"{r.path}: fixed {r.fixes} issue{'s' if r.fixes != 1 else ''}", file=sys.stderr)
             continue
+        if r.fixed_bytes is not None:  # a binary: only what the safe fixes name changed, written as a binary
+            changed += 1
+            if args.diff:
+                print(f"{r.path}: --fix would remove {r.fixes} unused initializer{'s' if r.fixes != 1 else ''}")
+            else:
+                with open(r.path, "wb") as fb:
+                    fb.write(r.fixed_bytes)
+                print(f"{r.path}: fixed {r.fixes} issue{'s' if r.fixes != 1 else ''}", file=sys.stderr)
         if r.fixed_text is not None:
             changed += 1
             if args.diff:
@@ -183,7 +191,7 @@ def _convert(args: argparse.Namespace) -> int:
         from graphlsp.lint.output import format_text
         from graphlsp.source import read_source
         from graphlsp.syntax.document import SyntaxDocument
-        from graphlsp.syntax.to_proto import model_to_proto
+        from graphlsp.syntax.to_proto import ConversionError, model_to_proto
 
         try:
             source = read_source(src)
@@ -197,12 +205,18 @@ def _convert(args: argparse.Namespace) -> int:
         if doc.problems:
             sys.stderr.write(format_text(d for d in collect(doc, src) if d.code.startswith("GL1")))
             return EXIT_ERRORS
+        try:
+            proto = model_to_proto(doc.model)
+        except ConversionError as e:  # what onnx's parser rejects and the document does not (no graph at all)
+            line, col = doc.lines.position(max(0, min(e.start, len(doc.text))))
+            print(f"{src}:{line + 1}:{col + 1}: {e.code} {e}", file=sys.stderr)
+            return EXIT_ERRORS
         if to_binary:
-            onnx.save(model_to_proto(doc.model), dst)
+            onnx.save(proto, dst)
             return EXIT_CLEAN
         import onnx.printer
 
-        text = onnx.printer.to_text(model_to_proto(doc.model))
+        text = onnx.printer.to_text(proto)
         text = text if text.endswith("\n") else text + "\n"
     if dst == "-":
         sys.stdout.write(text)

@@ -324,8 +324,10 @@ class _Reader:
         if kind == "model":
             for v in g.initializers.values():
                 if not v.consumers and not v.graph_outputs and v.kind == "initializer":
-                    self.emit(UNUSED_INITIALIZER, f"initializer '{v.name}' is never used: onnxruntime removes it "
-                              "when it loads the model", None, f"{where} initializer '{v.name}'")  # fmt: skip
+                    self.findings.append(Finding(
+                        UNUSED_INITIALIZER, f"initializer '{v.name}' is never used: onnxruntime removes it when it "
+                        "loads the model", detail=f"{where} initializer '{v.name}'", value=v.name,
+                    ))  # fmt: skip
         return g
 
     def _initializer(self, g: Graph, tp: TensorProto, tensor: Tensor, owner: Node | None) -> None:

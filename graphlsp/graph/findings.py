@@ -50,7 +50,8 @@ class Finding:
     """One problem. `start`/`end` are absolute offsets (-1: no text); `related` holds (message, start, end).
 
     `node` is the node it is about (when there is one): a binary model's findings are located by it; `detail`
-    names the part of the node (`input 1`, `attribute axis`, `output 0`), or the value for a graph-level one."""
+    names the part of the node (`input 1`, `attribute axis`, `output 0`), or the value for a graph-level one,
+    and `value` is then that value's name."""
 
     code: str
     message: str
@@ -61,6 +62,7 @@ class Finding:
     kind: str = ""
     node: Node | None = None
     detail: str = ""
+    value: str = ""  # the value (or initializer) a graph-level finding is about
 
     def __post_init__(self) -> None:
         kind, severity = CODES.get(self.code, ("", "error"))

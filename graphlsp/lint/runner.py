@@ -34,6 +34,7 @@ class FileResult:
     binary: bool = False
     error: str = ""  # the file could not be read at all
     fixed_text: str | None = None  # after --fix / --diff: the text with the safe fixes applied
+    fixed_bytes: bytes | None = None  # the same for a binary model: the fixed model
     fixes: int = 0
     cached: bool = False
 
@@ -130,6 +131,18 @@ def check_file(path: str, settings: Settings, fix: bool = False) -> FileResult:
 
     if path.endswith(".onnx"):
         try:
+            if fix:
+                from graphlsp.lint.binary_fix import fix_binary
+
+                try:
+                    fixed, count = fix_binary(path, settings)
+                except OSError:
+                    raise
+                except Exception:  # an unreadable model: lint_binary reports it
+                    fixed, count = None, 0
+                if fixed is not None:
+                    return FileResult(path, lint_binary(path, settings, fixed), binary=True, fixed_bytes=fixed,
+                                      fixes=count)  # fmt: skip
             return FileResult(path, lint_binary(path, settings), binary=True)
         except OSError as e:
             return FileResult(path, error=e.strerror or str(e))
