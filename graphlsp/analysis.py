@@ -9,6 +9,7 @@ only the changed cone; otherwise the graph is rebuilt and inferred again. Findin
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -101,9 +102,13 @@ def _node_key(node: Node | None) -> tuple[int, ...]:
 class Analysis:
     """One text document's analysis, kept current across edits."""
 
-    def __init__(self, text: str | SyntaxDocument, fold_size_cap: int = DEFAULT_CAP) -> None:
+    def __init__(self, text: str | SyntaxDocument, fold_size_cap: int = DEFAULT_CAP,
+                 adopt: Callable[[Model], None] | None = None) -> None:  # fmt: skip
+        """`adopt` runs on each model the text builds, before inference (a view of a binary model gives the
+        model the binary's tensors, whose data the view does not print)."""
         from graphlsp.syntax.document import SyntaxDocument
 
+        self._adopt = adopt
         self.doc = text if isinstance(text, SyntaxDocument) else SyntaxDocument(text)
         self.fold_size_cap = fold_size_cap  # bytes: the largest value the runner builds (`fold-size-cap`)
         self.model: Model
@@ -121,6 +126,8 @@ class Analysis:
         from graphlsp.syntax.lower import build_model
 
         self.model, findings = build_model(self.doc)
+        if self._adopt is not None:
+            self._adopt(self.model)
         self._structural = [self._anchor(f) for f in findings]
         self._structural_pieces = {a.piece for a in self._structural} | {
             p for a in self._structural for _, p, _, _ in a.related

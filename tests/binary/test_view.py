@@ -1,0 +1,68 @@
+"""The read-only text view of a binary model: it parses, its analysis is the binary's (same types, same values,
+same fold hints), and the binary reader's findings land on the view's lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphlsp.analysis import ModelAnalysis
+from graphlsp.binary.read import read_model
+from graphlsp.infer.types import type_str
+from graphlsp.query import hover
+from graphlsp.view import render
+from tests.binary.models import REALWORLD, real_models
+
+MODELS = [p for p in real_models() if p.stat().st_size < 4 << 20]
+
+
+@pytest.mark.skipif(not MODELS, reason="no real models here")
+@pytest.mark.parametrize("path", MODELS, ids=[p.name for p in MODELS])
+def test_the_view_is_analysed_as_the_binary_is(path: Path) -> None:
+    view = render(str(path))
+    assert view.error == "" and view.analysis.doc.problems == []
+    binary, found = read_model(path)
+    b = ModelAnalysis(binary, found)
+    v = view.analysis
+    assert binary.graph is not None and v.model.graph is not None
+    want = {name: type_str(b.refiner.type_of(x)) for name, x in binary.graph.values.items()}
+    got = {name: type_str(v.refiner.type_of(x)) for name, x in v.model.graph.values.items()}
+    assert got == want
+    codes = sorted(f.code for f in b.findings() if f.code != "GL110")
+    assert sorted(f.code for f in view.all_findings() if f.code != "GL110") == codes
+    assert view.current()
+
+
+def test_hover_on_a_node_output_shows_its_shape() -> None:
+    path = REALWORLD / "ch_PP-OCRv4_det_infer.onnx"
+    if not path.exists():
+        pytest.skip("../shared/realworld is not here")
+    view = render(str(path))
+    g = view.analysis.model.graph
+    assert g is not None
+    node = next(n for n in g.nodes if n.op_type == "Conv")
+    out = node.outputs[0]
+    assert out is not None and out.span is not None
+    text, _ = hover(view.analysis, out.span[0] + 1) or ("", None)
+    assert '"p2o.DynamicDimension.0"' in text or "DynamicDimension" in text
+
+
+def test_binary_only_findings_land_on_the_view() -> None:
+    path = REALWORLD / "ch_ppocr_mobile_v2.0_cls_infer.onnx"
+    if not path.exists():
+        pytest.skip("../shared/realworld is not here")
+    view = render(str(path))
+    negative = [f for f in view.findings if f.code == "GL110"]
+    assert negative
+    for f in negative:  # on the value the warning names: its declaration, or the node that defines it
+        line, _ = view.analysis.doc.lines.position(f.start)
+        assert f.message.split("'")[1] in view.text.splitlines()[line]
+
+
+def test_an_unreadable_file_gives_a_view_that_says_why(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\xff" * 64)
+    view = render(str(bad))
+    assert view.error and [f.code for f in view.findings] == ["GL106"]
+    assert "cannot read" in view.text
