@@ -1,5 +1,6 @@
 """The pygls protocol graphlsp's server runs on: pygls's, less its copy of the open documents, plus a way to send
-notifications and results that are JSON text already (`RawJSON`).
+notifications and results that are JSON text already (`RawJSON`), error answers that are no failure of the server
+(`ErrorReply`), and an answer to every request, also one whose params are malformed (pygls drops it).
 
 pygls's own didOpen/didChange/didClose handlers keep a copy of every open document, and on each incremental change
 split the whole text into lines and write it out again (about 3 ms a keystroke on a 1 MB file, before graphlsp's
@@ -15,8 +16,11 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from cattrs import transform_error
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCRequestMessage
 from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger("graphlsp.lsp")
@@ -31,6 +35,27 @@ class RawJSON:
 
     def __init__(self, text: str) -> None:
         self.text = text
+
+
+class ErrorReply:
+    """A request's answer that is a JSON-RPC error the client shows to the user (a rename that cannot be done):
+    the request was understood and answered, so pygls's traceback in the log and report to the client are not
+    wanted."""
+
+    __slots__ = ("code", "message")
+
+    def __init__(self, code: int, message: str) -> None:
+        self.code = code
+        self.message = message
+
+
+class _Unreadable:
+    """A request whose params could not be read: answered with an error, handled no further."""
+
+    __slots__ = ("id", "method", "error")
+
+    def __init__(self, msg_id: int | str, method: str, error: JsonRpcException) -> None:
+        self.id, self.method, self.error = msg_id, method, error
 
 
 class GraphLspProtocol(LanguageServerProtocol):
@@ -51,6 +76,31 @@ class GraphLspProtocol(LanguageServerProtocol):
     def lsp_text_document__did_close(self, params: lsp.DidCloseTextDocumentParams) -> Iterator[Any]:
         yield from self._to_server(lsp.TEXT_DOCUMENT_DID_CLOSE, params)
 
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        """json.loads' object_hook: a message as lsprotocol's types. A request whose params do not fit its type
+        (`"params": []`) makes pygls raise, and its reader loop then logs and drops the message: the client would
+        wait for an answer for ever. JSON-RPC wants an error answer, InvalidParams."""
+        method, msg_id = data.get("method"), data.get("id")
+        if "jsonrpc" not in data or "error" in data or not isinstance(method, str) or "id" not in data:
+            return super().structure_message(data)  # not a request
+        try:
+            return self._converter.structure(data, self.get_message_type(method) or JsonRPCRequestMessage)
+        except Exception as e:
+            if not isinstance(msg_id, (int, str)) or isinstance(msg_id, bool):
+                raise JsonRpcInvalidRequest() from e  # no id to answer to
+            try:
+                why = "; ".join(transform_error(e, path="$"))
+            except Exception:
+                why = f"{type(e).__name__}: {e}"
+            return _Unreadable(msg_id, method, JsonRpcInvalidParams(f"invalid params for {method}: {why}"))
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, _Unreadable):
+            log.warning("%s", message.error.message)
+            self._send_response(message.id, error=message.error.to_response_error())
+            return
+        super().handle_message(message)
+
     def notify_json(self, method: str, params: RawJSON) -> None:
         self._write_json(f'{{"jsonrpc":"2.0","method":{json.dumps(method)},"params":{params.text}}}')
 
@@ -59,6 +109,10 @@ class GraphLspProtocol(LanguageServerProtocol):
             self._result_types.pop(msg_id, None)
             self._write_json(f'{{"jsonrpc":"2.0","id":{json.dumps(msg_id)},"result":{result.text}}}')
             return
+        if error is None and isinstance(result, ErrorReply):
+            error = lsp.ResponseError(code=result.code, message=result.message)
+        if error is not None:
+            self._result_types.pop(msg_id, None)  # pygls keeps it otherwise
         super()._send_response(msg_id, result, error)
 
     def _write_json(self, text: str) -> None:

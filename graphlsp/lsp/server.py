@@ -4,6 +4,11 @@ references, document highlight and symbols.
 Thin by design: it keeps one `Analysis` per open document, applies each incremental change to it in order on a
 single worker thread (off the event loop), and translates positions and results. A document's newer version
 supersedes older work: diagnostics are only computed and sent for the latest version.
+
+No edit is ever lost: a queued job is never cancelled (a cancelled request only stops waiting for it), and the
+document's text is kept apart from its analysis, so that a crash of the analysis costs the analysis (reported as an
+internal-error diagnostic on line 1, and tried again at the next edit), never the text. Positions count lines as
+LSP does (`\r\n`, `\n` and a lone `\r`).
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settin
 from graphlsp.lint.diagnostics import collect_analysis
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert
-from graphlsp.lsp.protocol import GraphLspProtocol, RawJSON
+from graphlsp.lsp.protocol import ErrorReply, GraphLspProtocol, RawJSON
+from graphlsp.syntax.positions import LineIndex
 
 log = logging.getLogger("graphlsp.lsp")
 _SESSION = uuid.uuid4().hex[:8]  # result ids of another server process never match this one's
@@ -39,16 +45,84 @@ _CONVERTER = default_converter()
 T = TypeVar("T")
 
 
+# Tests only (tests/lsp): with GRAPHLSP_TEST_CRASH_MARKER set, analysing a text that holds the marker raises, as a
+# bug in the analysis would. Unset, nothing is checked.
+_CRASH_MARKER = os.environ.get("GRAPHLSP_TEST_CRASH_MARKER", "")
+
+
+def _crash_if_marked(text: str) -> None:
+    if _CRASH_MARKER and _CRASH_MARKER in text:
+        raise RuntimeError("injected by GRAPHLSP_TEST_CRASH_MARKER")
+
+
 @dataclass
 class DocState:
+    """One open document. `text` is always the client's text, whatever became of its analysis: when the analysis
+    fails (`analysis` None, `crash` the error), edits still go to the text, and each one analyses it afresh."""
+
     uri: str
     version: int = 0
+    text: str = ""
     analysis: Analysis | None = None
+    crash: str = ""  # why the analysis of the text failed (the exception, without its traceback and frames)
     last: asyncio.Future[Any] | None = None  # the most recent job touching this document
     published: int = -1
     converted: convert.DiagnosticCache = field(default_factory=convert.DiagnosticCache)
     reported: list[str] | None = None  # the diagnostics of the last pull answer, and its result id
     report_id: str = ""
+    crs: int = 0  # how many \r the text holds
+    own_lines: convert.LspLines | None = None  # kept while the text holds a \r or has no analysis
+
+    @property
+    def lines(self) -> LineIndex:
+        """The text's lines as LSP counts them: the syntax's own index (in step with the analysis, no extra cost)
+        unless the text holds a \r, which only LSP takes for a line end."""
+        if self.own_lines is None:
+            if self.analysis is not None:
+                return self.analysis.doc.lines
+            self.own_lines = convert.LspLines(self.text)
+        return self.own_lines
+
+    def open(self, text: str, cap: int) -> None:
+        """The whole text, new (didOpen, or a change without a range)."""
+        self.text, self.crs, self.own_lines = text, text.count("\r"), None
+        self._analyse(cap)
+        if self.crs or self.analysis is None:
+            self.own_lines = convert.LspLines(text)
+
+    def edit(self, start: int, end: int, new: str, cap: int) -> None:
+        """text[start:end] replaced by `new`: the analysis follows the edit, or, failing, starts again."""
+        old = self.text
+        start = max(0, min(start, len(old)))
+        end = max(start, min(end, len(old)))
+        self.crs += new.count("\r") - old.count("\r", start, end)
+        a = self.analysis
+        if a is not None:
+            try:
+                a.apply_edit(start, end, new)
+                _crash_if_marked(a.doc.text)
+                self.text = a.doc.text
+            except Exception:
+                log.exception("the analysis failed on an edit of %s: analysing the text again", self.uri)
+                a = None
+        if a is None:
+            self.text = old[:start] + new + old[end:]
+            self._analyse(cap)
+        if not self.crs and self.analysis is not None:
+            self.own_lines = None
+        elif self.own_lines is not None and self.own_lines.text is old:
+            self.own_lines.replace(start, end, new, self.text)
+        else:
+            self.own_lines = convert.LspLines(self.text)
+
+    def _analyse(self, cap: int) -> None:
+        self.analysis, self.crash = None, ""
+        try:
+            _crash_if_marked(self.text)
+            self.analysis = Analysis(self.text, cap)
+        except Exception as e:
+            log.exception("the analysis of %s failed", self.uri)
+            self.crash = f"{type(e).__name__}: {e}"
 
 
 class GraphLspServer(LanguageServer):
@@ -71,10 +145,13 @@ class GraphLspServer(LanguageServer):
         return getattr(td, "diagnostic", None) is not None
 
     def submit(self, state: DocState, fn: Callable[[], T]) -> asyncio.Future[T]:
-        """Run fn on the analysis thread after every job already queued for the document."""
+        """Run fn on the analysis thread after every job already queued for the document.
+
+        A queued job always runs: what is awaited is a shield around it, so cancelling a request ($/cancelRequest)
+        that waits for it cancels the wait, never the job (an edit would be lost, and `last` done too early)."""
         fut: asyncio.Future[T] = asyncio.get_running_loop().run_in_executor(self.worker, fn)
         state.last = fut
-        return fut
+        return asyncio.shield(fut)
 
     async def current(self, uri: str) -> DocState | None:
         """The document once every queued change has been applied."""
@@ -83,10 +160,33 @@ class GraphLspServer(LanguageServer):
             return None
         while state.last is not None and not state.last.done():
             try:
-                await state.last
+                await asyncio.shield(state.last)
+            except asyncio.CancelledError:
+                if state.last.cancelled():  # never, as submit's jobs are never cancelled; do not spin
+                    break
+                raise
             except Exception:
                 log.exception("analysis job failed")
         return state
+
+    async def current_heavy(self, uri: str) -> DocState | None:
+        """`current`, for a request that takes long on a big file (symbols, semantic tokens, code actions): it
+        lets the requests that waited for the same job (a hover, a completion, a pull of the diagnostics) be
+        answered first, as the loop answers one request at a time.
+
+        The requests a job wakes are resumed in the order they began waiting, each in a turn of the loop, and
+        their answers go out a turn later; those that begin waiting on a job done already (a wait of a shield)
+        resume within two turns. So this one steps aside for three turns, and again after any job queued
+        meanwhile."""
+        while True:
+            state = await self.current(uri)
+            if state is None:
+                return None
+            last = state.last
+            for _ in range(3):
+                await asyncio.sleep(0)
+            if state is self.docs.get(uri) and state.last is last:
+                return state
 
     def settings_for(self, uri: str) -> Settings:
         """`[tool.graphlsp]` of the file's project, with the editor's settings on top."""
@@ -105,15 +205,22 @@ class GraphLspServer(LanguageServer):
         return found
 
     def compute_diagnostics(self, state: DocState) -> list[str]:
-        """The document's diagnostics, each as the JSON text of an LSP Diagnostic."""
+        """The document's diagnostics, each as the JSON text of an LSP Diagnostic; a failure inside graphlsp is
+        one error on line 1."""
         a = state.analysis
-        if a is None:
-            return []
-        settings = self.settings_for(state.uri)
-        if settings.fold_size_cap != a.fold_size_cap:  # the setting changed: evaluate again under the new cap
-            a = state.analysis = Analysis(a.doc, settings.fold_size_cap)
-        diags = finalize(collect_analysis(a, state.uri), a.doc.text, state.uri, settings)
-        return state.converted.convert(a.doc.lines, a.doc.text, diags, state.uri, self.encoding, _CONVERTER.unstructure)
+        crash = state.crash or "the document has no analysis"
+        if a is not None:
+            try:
+                settings = self.settings_for(state.uri)
+                if settings.fold_size_cap != a.fold_size_cap:  # the setting changed: evaluate again under the new cap
+                    a = state.analysis = Analysis(a.doc, settings.fold_size_cap)
+                diags = finalize(collect_analysis(a, state.uri), a.doc.text, state.uri, settings)
+                return state.converted.convert(state.lines, a.doc.text, diags, state.uri, self.encoding,
+                                               _CONVERTER.unstructure)  # fmt: skip
+            except Exception as e:
+                log.exception("the diagnostics of %s failed", state.uri)
+                crash = f"{type(e).__name__}: {e}"
+        return [json.dumps(_CONVERTER.unstructure(convert.internal_error(state.lines, crash, self.encoding)))]
 
     def publish(self, state: DocState, version: int, payload: list[str]) -> None:
         """publishDiagnostics from the diagnostics' JSON text (pygls would convert and serialize each again)."""
@@ -215,13 +322,9 @@ async def _publish_if_latest(ls: GraphLspServer, state: DocState, version: int) 
 @_guard(None)
 async def did_open(ls: GraphLspServer, params: lsp.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
-    state = ls.docs[doc.uri] = DocState(doc.uri, doc.version)
+    state = ls.docs[doc.uri] = DocState(doc.uri, doc.version, doc.text)
     ls._settings.pop(doc.uri, None)  # the project's config may have changed since
-
-    def open_() -> None:
-        state.analysis = Analysis(doc.text, ls.settings_for(doc.uri).fold_size_cap)
-
-    await ls.submit(state, open_)
+    await ls.submit(state, lambda: state.open(doc.text, ls.settings_for(doc.uri).fold_size_cap))
     await _publish_if_latest(ls, state, doc.version)
 
 
@@ -237,15 +340,15 @@ async def did_change(ls: GraphLspServer, params: lsp.DidChangeTextDocumentParams
     enc = ls.encoding
 
     def apply() -> None:
-        a = state.analysis
+        cap = ls.settings_for(state.uri).fold_size_cap
         for change in changes:
-            if isinstance(change, lsp.TextDocumentContentChangePartial) and a is not None:
-                lines = a.doc.lines
+            if isinstance(change, lsp.TextDocumentContentChangePartial):
+                lines = state.lines
                 start = convert.offset(lines, change.range.start, enc)
                 end = convert.offset(lines, change.range.end, enc)
-                a.apply_edit(start, end, change.text)
+                state.edit(start, end, change.text, cap)
             else:
-                a = state.analysis = Analysis(change.text, ls.settings_for(state.uri).fold_size_cap)
+                state.open(change.text, cap)
 
     await ls.submit(state, apply)
     await _publish_if_latest(ls, state, version)
@@ -268,7 +371,7 @@ async def pull_diagnostics(
     ls: GraphLspServer, params: lsp.DocumentDiagnosticParams
 ) -> lsp.DocumentDiagnosticReport | RawJSON:
     state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None:
+    if state is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
     payload = await ls.submit(state, lambda: ls.compute_diagnostics(state))
     if payload != state.reported:  # the cache hands back the same str objects: a compare of pointers mostly
@@ -286,13 +389,13 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
     if state is None or state.analysis is None:
         return None
     a, enc = state.analysis, ls.encoding
-    found = query.hover(a, convert.offset(a.doc.lines, params.position, enc))
+    found = query.hover(a, convert.offset(state.lines, params.position, enc))
     if found is None:
         return None
     text, (start, end) = found
     return lsp.Hover(
         contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
-        range=convert.span_range(a.doc.lines, start, end, enc),
+        range=convert.span_range(state.lines, start, end, enc),
     )
 
 
@@ -303,10 +406,10 @@ async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Lo
     if state is None or state.analysis is None:
         return None
     a, enc = state.analysis, ls.encoding
-    span = query.definition(a, convert.offset(a.doc.lines, params.position, enc))
+    span = query.definition(a, convert.offset(state.lines, params.position, enc))
     if span is None:
         return None
-    return lsp.Location(uri=state.uri, range=convert.span_range(a.doc.lines, *span, enc))
+    return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
@@ -316,9 +419,9 @@ async def references(ls: GraphLspServer, params: lsp.ReferenceParams) -> list[ls
     if state is None or state.analysis is None:
         return []
     a, enc = state.analysis, ls.encoding
-    at = convert.offset(a.doc.lines, params.position, enc)
+    at = convert.offset(state.lines, params.position, enc)
     spans = query.references(a, at, params.context.include_declaration)
-    return [lsp.Location(uri=state.uri, range=convert.span_range(a.doc.lines, s, e, enc)) for s, e in spans]
+    return [lsp.Location(uri=state.uri, range=convert.span_range(state.lines, s, e, enc)) for s, e in spans]
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)
@@ -328,9 +431,9 @@ async def highlight(ls: GraphLspServer, params: lsp.DocumentHighlightParams) -> 
     if state is None or state.analysis is None:
         return []
     a, enc = state.analysis, ls.encoding
-    at = convert.offset(a.doc.lines, params.position, enc)
+    at = convert.offset(state.lines, params.position, enc)
     return [
-        lsp.DocumentHighlight(range=convert.span_range(a.doc.lines, s, e, enc))
+        lsp.DocumentHighlight(range=convert.span_range(state.lines, s, e, enc))
         for s, e in query.references(a, at, True)
     ]
 
@@ -338,25 +441,43 @@ async def highlight(ls: GraphLspServer, params: lsp.DocumentHighlightParams) -> 
 _SYMBOL_KIND = {"graph": lsp.SymbolKind.Module, "function": lsp.SymbolKind.Function, "node": lsp.SymbolKind.Event}
 
 
-def _symbol(a: Analysis, s: query.Symbol, enc: str) -> lsp.DocumentSymbol:
-    lines = a.doc.lines
-    return lsp.DocumentSymbol(
-        name=s.name,
-        kind=_SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object),
-        range=convert.span_range(lines, *s.span, enc),
-        selection_range=convert.span_range(lines, *s.selection, enc),
-        detail=s.detail or None,
-        children=[_symbol(a, c, enc) for c in s.children] or None,
-    )
+def _symbols_json(state: DocState, enc: str) -> str:
+    """The document's symbols as the JSON text of LSP DocumentSymbols (tens of thousands of nodes on a big model:
+    built as plain dicts, not as lsprotocol objects pygls would convert again)."""
+    a = state.analysis
+    assert a is not None
+    pos = convert.Positions(state.lines, a.doc.text, enc)
+
+    def one(s: query.Symbol) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": s.name, "kind": _SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object).value,
+                             "range": pos.range(*s.span), "selectionRange": pos.range(*s.selection)}  # fmt: skip
+        if s.detail:
+            d["detail"] = s.detail
+        if s.children:
+            d["children"] = [one(c) for c in s.children]
+        return d
+
+    return json.dumps([one(s) for s in query.document_symbols(a)], ensure_ascii=False)
+
+
+def _cached(state: DocState, key: str, make: Callable[[], T]) -> T:
+    """A result kept with the analysis until the next edit (editors ask for symbols several times per edit, and
+    for code actions at every move of the cursor)."""
+    a = state.analysis
+    assert a is not None
+    if key not in a.cache:
+        a.cache[key] = make()
+    return a.cache[key]  # type: ignore[return-value]
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 @_guard([])
-async def document_symbols(ls: GraphLspServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-    state = await ls.current(params.text_document.uri)
+async def document_symbols(ls: GraphLspServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | RawJSON:
+    state = await ls.current_heavy(params.text_document.uri)
     if state is None or state.analysis is None:
         return []
-    return [_symbol(state.analysis, s, ls.encoding) for s in query.document_symbols(state.analysis)]
+    enc = ls.encoding
+    return RawJSON(_cached(state, f"lsp.symbols.{enc}", lambda: _symbols_json(state, enc)))
 
 
 def serve(tcp: str | None = None) -> None:
@@ -374,7 +495,7 @@ async def inlay_hints(ls: GraphLspServer, params: lsp.InlayHintParams) -> list[l
     if state is None or state.analysis is None or not ls.settings_for(state.uri).inlay_hints:
         return []
     a, enc = state.analysis, ls.encoding
-    lines = a.doc.lines
+    lines = state.lines
     start = convert.offset(lines, params.range.start, enc)
     end = convert.offset(lines, params.range.end, enc)
     return [
@@ -389,47 +510,45 @@ async def folding(ls: GraphLspServer, params: lsp.FoldingRangeParams) -> list[ls
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None:
         return []
-    return [lsp.FoldingRange(start_line=s, end_line=e) for s, e in query.folding_ranges(state.analysis)]
+    ranges = query.folding_ranges(state.analysis)
+    if state.own_lines is not None:  # the query's lines end at \n only: the LSP lines of the same text
+        ours, lines = state.analysis.doc.lines, state.own_lines
+        ranges = [(lines.line_of(ours.line_start(s)), lines.line_of(ours.line_end(e))) for s, e in ranges]
+    return [lsp.FoldingRange(start_line=s, end_line=e) for s, e in ranges if e > s]
 
 
 SEMANTIC_LEGEND = lsp.SemanticTokensLegend(token_types=query.TOKEN_TYPES, token_modifiers=[])
 
 
+_TOKEN_TYPE = {kind: i for i, kind in enumerate(query.TOKEN_TYPES)}
+
+
 @server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, SEMANTIC_LEGEND)
 @_guard(lsp.SemanticTokens(data=[]))
-async def semantic_tokens(ls: GraphLspServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens:
-    state = await ls.current(params.text_document.uri)
+async def semantic_tokens(ls: GraphLspServer, params: lsp.SemanticTokensParams) -> lsp.SemanticTokens | RawJSON:
+    state = await ls.current_heavy(params.text_document.uri)
     if state is None or state.analysis is None:
         return lsp.SemanticTokens(data=[])
     a, enc = state.analysis, ls.encoding
-    lines = a.doc.lines
-    data: list[int] = []
-    prev_line = prev_col = 0
-    for start, end, kind in query.semantic_tokens(a):
-        line, col = lines.position(start, enc)
-        end_line, end_col = lines.position(end, enc)
-        if end_line != line:  # tokens may not span lines: keep the first line's part
-            end_col = lines.position(lines.line_end(line), enc)[1]
-        length = end_col - col
-        if length <= 0:
-            continue
-        delta_col = col - prev_col if line == prev_line else col
-        data += [line - prev_line, delta_col, length, query.TOKEN_TYPES.index(kind), 0]
-        prev_line, prev_col = line, col
-    return lsp.SemanticTokens(data=data)
+
+    def make() -> str:
+        data = convert.Positions(state.lines, a.doc.text, enc).tokens(query.semantic_tokens(a), _TOKEN_TYPE)
+        return f'{{"data":[{",".join(map(str, data))}]}}'
+
+    return RawJSON(_cached(state, f"lsp.tokens.{enc}", make))
 
 
 @server.feature(lsp.TEXT_DOCUMENT_RENAME)
 @_guard(None)
-async def rename(ls: GraphLspServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
+async def rename(ls: GraphLspServer, params: lsp.RenameParams) -> lsp.WorkspaceEdit | ErrorReply | None:
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None:
         return None
     a, enc = state.analysis, ls.encoding
-    result = query.rename(a, convert.offset(a.doc.lines, params.position, enc), params.new_name)
-    if isinstance(result, str):
-        raise ValueError(result)  # pygls answers with an error the client shows
-    edits = [lsp.TextEdit(range=convert.span_range(a.doc.lines, s, e, enc), new_text=txt) for s, e, txt in result]
+    result = query.rename(a, convert.offset(state.lines, params.position, enc), params.new_name)
+    if isinstance(result, str):  # LSP: a rename that cannot be done is an error with the reason, which editors show
+        return ErrorReply(lsp.LSPErrorCodes.RequestFailed, result)
+    edits = [lsp.TextEdit(range=convert.span_range(state.lines, s, e, enc), new_text=txt) for s, e, txt in result]
     return lsp.WorkspaceEdit(changes={state.uri: edits})
 
 
@@ -448,7 +567,7 @@ async def completion(ls: GraphLspServer, params: lsp.CompletionParams) -> lsp.Co
     if state is None or state.analysis is None:
         return None
     a, enc = state.analysis, ls.encoding
-    items = query.completions(a, convert.offset(a.doc.lines, params.position, enc))
+    items = query.completions(a, convert.offset(state.lines, params.position, enc))
     return lsp.CompletionList(
         is_incomplete=False,
         items=[lsp.CompletionItem(label=c.label, kind=_COMPLETION_KIND.get(c.kind), detail=c.detail) for c in items],
@@ -469,7 +588,7 @@ async def workspace_symbols(ls: GraphLspServer, params: lsp.WorkspaceSymbolParam
                 if params.query.lower() in s.name.lower():
                     out.append(lsp.SymbolInformation(
                         name=s.name, kind=_SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object),
-                        location=lsp.Location(uri=uri, range=convert.span_range(a.doc.lines, *s.selection, enc)),
+                        location=lsp.Location(uri=uri, range=convert.span_range(state.lines, *s.selection, enc)),
                         container_name=sym.name if s is not sym else None,
                     ))  # fmt: skip
     return out
@@ -483,14 +602,14 @@ FOLD_ALL = lsp.CodeActionKind.Source + ".foldConstants"  # "fold all constants" 
     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source, FOLD_ALL]),
 )
 @_guard([])
-async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | RawJSON:
     from graphlsp.lint.fixes import fixes_for, fold_all
 
-    state = await ls.current(params.text_document.uri)
+    state = await ls.current_heavy(params.text_document.uri)
     if state is None or state.analysis is None:
         return []
     a, enc = state.analysis, ls.encoding
-    lines = a.doc.lines
+    lines = state.lines
     only = params.context.only
 
     def wanted(kind: str) -> bool:
@@ -517,11 +636,22 @@ async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list
                     title=fix.title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[diag] if diag else None,
                     edit=workspace_edit(fix.edits), is_preferred=fix.safe,
                 ))  # fmt: skip
+    payload = [json.dumps(_CONVERTER.unstructure(x), ensure_ascii=False) for x in actions]
     if wanted(FOLD_ALL):
-        every = fold_all(a)
-        if every is not None and every.title not in titles:
-            actions.append(lsp.CodeAction(title=every.title, kind=FOLD_ALL, edit=workspace_edit(every.edits)))
-    return actions
+
+        def make() -> tuple[str, str] | None:  # (title, the action's JSON): thousands of edits on a big model
+            every = fold_all(a)
+            if every is None:
+                return None
+            pos = convert.Positions(lines, a.doc.text, enc)
+            edits = [{"range": pos.range(s, e), "newText": t} for s, e, t in every.edits]
+            action = {"title": every.title, "kind": FOLD_ALL, "edit": {"changes": {state.uri: edits}}}
+            return every.title, json.dumps(action, ensure_ascii=False)
+
+        found = _cached(state, f"lsp.fold_all.{enc}", make)  # editors ask at every move of the cursor
+        if found is not None and found[0] not in titles:
+            payload.append(found[1])
+    return RawJSON(f"[{','.join(payload)}]")
 
 
 @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
@@ -531,7 +661,7 @@ async def signature_help(ls: GraphLspServer, params: lsp.SignatureHelpParams) ->
     if state is None or state.analysis is None:
         return None
     a, enc = state.analysis, ls.encoding
-    found = query.signature_help(a, convert.offset(a.doc.lines, params.position, enc))
+    found = query.signature_help(a, convert.offset(state.lines, params.position, enc))
     if found is None:
         return None
     info = lsp.SignatureInformation(
@@ -554,4 +684,4 @@ async def formatting(ls: GraphLspServer, params: lsp.DocumentFormattingParams) -
     new = await ls.submit(state, lambda: format_text(a.doc.text))
     if new is None or new == a.doc.text:
         return [] if new is not None else None
-    return [lsp.TextEdit(range=convert.span_range(a.doc.lines, 0, len(a.doc.text), enc), new_text=new)]
+    return [lsp.TextEdit(range=convert.span_range(state.lines, 0, len(a.doc.text), enc), new_text=new)]

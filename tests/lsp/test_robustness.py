@@ -1,13 +1,18 @@
-"""The server never dies: a hypothesis state machine sends random didChange edits, hovers and diagnostic pulls at
-any position (also out of range) to the real server over stdio; every request gets an answer, and at the end the
-server's diagnostics equal a fresh analysis of the text the client holds (incremental sync stayed exact)."""
+"""The server never dies and never loses an edit: a hypothesis state machine sends random didChange edits (lone `\r`
+line ends among them), hovers and diagnostic pulls at any position (also out of range), requests it cancels at
+once, requests with malformed params, and documents whose analysis crashes (GRAPHLSP_TEST_CRASH_MARKER) to the
+real server over stdio; every request gets an answer, and at the end the server's diagnostics equal `graphlsp
+check` on the text the client holds (incremental sync stayed exact; tests/lsp/reference.py)."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
 import sys
 import threading
 from collections.abc import Coroutine
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
@@ -16,18 +21,19 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams, JsonRpcRequestCancelled
 from pygls.lsp.client import LanguageClient
 
-from graphlsp.analysis import Analysis
-from graphlsp.lint.config import Settings
-from graphlsp.lint.diagnostics import collect_analysis
-from graphlsp.lint.runner import finalize
-from graphlsp.syntax.positions import LineIndex
+from tests.lsp.reference import CRASH_MARKER, check, cr_line_ends, lsp_position, not_inside_crlf
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDS = [(ROOT / "examples" / n).read_text() for n in ("attention.onnxtxt", "broken.onnxtxt", "if_branch.onnxtxt")]
-SNIPPETS = ["", "x", ")", "(", "<", ">", "{", "}", "\n", "=", ",", '"', "#", "y = Relu (x)\n", "é", "😀", "1.5", "[", "]"]
+EXAMPLES = [(ROOT / "examples" / n).read_text() for n in ("attention.onnxtxt", "broken.onnxtxt", "if_branch.onnxtxt")]
+SEEDS = [*EXAMPLES, cr_line_ends(EXAMPLES[1]), CRASH_MARKER + "\n" + EXAMPLES[2]]
+SNIPPETS = ["", "x", ")", "(", "<", ">", "{", "}", "\n", "=", ",", '"', "#", "y = Relu (x)\n", "é", "😀", "1.5", "[", "]",
+            "\r", "\r\n", "y = Relu (x)\r"]  # fmt: skip
+MALFORMED = [[], "x", 3, {}, {"textDocument": 5}, {"textDocument": []}]  # wrong for every method sent
 TIMEOUT = 30
+IDS = itertools.count()
 
 
 class _Session:
@@ -37,7 +43,8 @@ class _Session:
         self.loop = asyncio.new_event_loop()
         threading.Thread(target=self.loop.run_forever, daemon=True).start()
         self.client = LanguageClient("fuzz", "1")
-        self.run(self.client.start_io(sys.executable, "-m", "graphlsp.cli", "serve"))
+        env = {**os.environ, "GRAPHLSP_TEST_CRASH_MARKER": CRASH_MARKER}
+        self.run(self.client.start_io(sys.executable, "-m", "graphlsp.cli", "serve", env=env))
         caps = lsp.ClientCapabilities(
             general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
             text_document=lsp.TextDocumentClientCapabilities(diagnostic=lsp.DiagnosticClientCapabilities()),
@@ -47,6 +54,18 @@ class _Session:
 
     def run(self, coro: Coroutine[Any, Any, Any]) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout=TIMEOUT)
+
+    def answer(self, send: Any) -> Any:
+        """Send a request (a function of the client's protocol that returns the request's future) and wait for
+        its answer: a result, or the error the server answered with."""
+
+        async def go() -> Any:
+            try:
+                return await asyncio.wait_for(asyncio.wrap_future(send(self.client.protocol)), TIMEOUT)
+            except Exception as e:  # noqa: BLE001 - the error answer is the result here
+                return e
+
+        return self.run(go())
 
     def close(self) -> None:
         self.run(self.client.shutdown_async(None))
@@ -78,11 +97,12 @@ class ServerMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.uri))
     @rule(data=st.data())
     def edit(self, data: st.DataObject) -> None:
-        start = data.draw(st.integers(0, len(self.text)))
-        end = data.draw(st.integers(start, min(len(self.text), start + 30)))
-        new = data.draw(st.sampled_from(SNIPPETS))
-        idx = LineIndex(self.text)
-        a, b = idx.position(start, "utf-16"), idx.position(end, "utf-16")
+        start = not_inside_crlf(self.text, data.draw(st.integers(0, len(self.text))))
+        end = not_inside_crlf(self.text, data.draw(st.integers(start, min(len(self.text), start + 30))))
+        self._edit(start, max(start, end), data.draw(st.sampled_from(SNIPPETS)))
+
+    def _edit(self, start: int, end: int, new: str) -> None:
+        a, b = lsp_position(self.text, start), lsp_position(self.text, end)
         self.text = self.text[:start] + new + self.text[end:]
         self.version += 1
         self.session.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
@@ -91,6 +111,45 @@ class ServerMachine(RuleBasedStateMachine):
                 range=lsp.Range(start=lsp.Position(line=a[0], character=a[1]),
                                 end=lsp.Position(line=b[0], character=b[1])), text=new)],
         ))  # fmt: skip
+
+    @precondition(lambda self: bool(self.uri))
+    @rule(data=st.data(), line=st.integers(0, 80), character=st.integers(0, 200))
+    def edit_then_cancel_a_request(self, data: st.DataObject, line: int, character: int) -> None:
+        """An edit, and a request that waits for it, cancelled at once: the edit stays."""
+        if data.draw(st.booleans()):
+            start = not_inside_crlf(self.text, data.draw(st.integers(0, len(self.text))))
+            self._edit(start, start, data.draw(st.sampled_from(SNIPPETS)))
+        msg_id = f"cancel-{next(IDS)}"
+        method, params = data.draw(st.sampled_from([
+            (lsp.TEXT_DOCUMENT_HOVER, lsp.HoverParams(text_document=lsp.TextDocumentIdentifier(uri=self.uri),
+                                                      position=lsp.Position(line=line, character=character))),
+            (lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=self.uri),
+                                                                position=lsp.Position(line=line, character=character))),
+            (lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.DocumentDiagnosticParams(
+                text_document=lsp.TextDocumentIdentifier(uri=self.uri))),
+        ]))  # fmt: skip
+
+        def send(protocol: Any) -> Future[Any]:
+            pending = protocol.send_request(method, params, msg_id=msg_id)
+            protocol.notify(lsp.CANCEL_REQUEST, lsp.CancelParams(id=msg_id))
+            return pending  # type: ignore[no-any-return]
+
+        answer = self.session.answer(send)
+        assert not isinstance(answer, Exception) or isinstance(answer, JsonRpcRequestCancelled), answer
+
+    @precondition(lambda self: bool(self.uri))
+    @rule(params=st.sampled_from(MALFORMED), method=st.sampled_from(
+        [lsp.TEXT_DOCUMENT_HOVER, lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.TEXT_DOCUMENT_RENAME, lsp.TEXT_DOCUMENT_COMPLETION]))
+    def malformed_params(self, params: Any, method: str) -> None:
+        msg_id = f"malformed-{next(IDS)}"
+
+        def send(protocol: Any) -> Future[Any]:
+            pending: Future[Any] = Future()
+            protocol._request_futures[msg_id] = pending
+            protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+            return pending
+
+        assert isinstance(self.session.answer(send), JsonRpcInvalidParams)
 
     @precondition(lambda self: bool(self.uri))
     @rule(line=st.integers(0, 80), character=st.integers(0, 200))
@@ -114,12 +173,8 @@ class ServerMachine(RuleBasedStateMachine):
             return
         report = self.session.run(self.session.client.text_document_diagnostic_async(
             lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=self.uri))))  # fmt: skip
-        a = Analysis(self.text)
-        expected = finalize(collect_analysis(a, self.uri), self.text, self.uri, Settings())
-        got = sorted((d.code, d.range.start.line, d.range.start.character) for d in report.items)
-        lines = a.doc.lines
-        want = sorted((d.code, *lines.position(d.start, "utf-16")) for d in expected)
-        assert got == want
+        got = sorted((str(d.code), d.range.start.line, d.range.start.character) for d in report.items)
+        assert got == check(self.text, self.uri)
         self.session.client.text_document_did_close(
             lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=self.uri))
         )

@@ -1,0 +1,61 @@
+"""JSON-RPC errors over raw stdio (Content-Length framed messages written to `graphlsp serve`): every request gets an
+answer. Malformed params get InvalidParams (-32602); a rename that cannot be done gets RequestFailed (-32803) with
+the reason, not a null and a traceback in the log."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.lsp.rawclient import RawClient
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKEN = (ROOT / "examples" / "broken.onnxtxt").read_text()
+
+
+@pytest.fixture
+def raw() -> Iterator[RawClient]:
+    c = RawClient()
+    caps = {"general": {"positionEncodings": ["utf-16"]}, "textDocument": {"diagnostic": {}}}
+    assert "result" in c.request(0, "initialize", {"capabilities": caps, "processId": None, "rootUri": None})
+    c.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    c.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": "file:///raw/broken.onnxtxt", "languageId": "onnxtxt", "version": 1, "text": BROKEN}}})  # fmt: skip
+    yield c
+    c.close()
+
+
+DOC = {"uri": "file:///raw/broken.onnxtxt"}
+
+
+def _position(needle: str, delta: int = 0) -> dict[str, int]:
+    i = BROKEN.index(needle) + delta
+    return {"line": BROKEN.count("\n", 0, i), "character": i - (BROKEN.rfind("\n", 0, i) + 1)}
+
+
+def test_malformed_params_are_answered_with_invalid_params(raw: RawClient) -> None:
+    for k, params in enumerate([[], {"textDocument": 5, "position": {"line": 0, "character": 0}}, "x", 3]):
+        error = raw.request(k + 1, "textDocument/hover", params).get("error")
+        assert error is not None and error["code"] == -32602, error
+    assert raw.request(20, "textDocument/diagnostic", []).get("error", {}).get("code") == -32602
+    assert raw.request(21, "textDocument/rename", {"textDocument": DOC}).get("error", {}).get("code") == -32602
+    # a malformed notification has nobody to answer: it is dropped and the server goes on
+    raw.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": []})
+    hover = raw.request(30, "textDocument/hover", {"textDocument": DOC, "position": _position("act = Relu")})
+    assert hover["result"]["contents"]["value"].startswith("**act**")
+
+
+def test_a_rename_that_cannot_be_done_is_an_error_with_the_reason(raw: RawClient) -> None:
+    on_op = {"textDocument": DOC, "position": _position("MatMul (x, w1)", 2), "newName": "z"}
+    reply = raw.request(1, "textDocument/rename", on_op)
+    assert "result" not in reply and reply["error"]["code"] == -32803
+    assert reply["error"]["message"] == "there is no value here to rename"
+    taken = {"textDocument": DOC, "position": _position("act = Relu"), "newName": "gate"}
+    reply = raw.request(2, "textDocument/rename", taken)
+    assert reply["error"]["code"] == -32803 and reply["error"]["message"] == "'gate' is already a value in this graph"
+    ok = {"textDocument": DOC, "position": _position("act = Relu"), "newName": "act2"}
+    assert raw.request(3, "textDocument/rename", ok)["result"]["changes"]
+    raw.close()
+    assert not [line for line in raw.stderr if "Traceback" in line], "".join(raw.stderr)
