@@ -24,6 +24,7 @@ UNUSED_VALUE = "GL207"
 OUTPUT_NEVER_PRODUCED = "GL208"
 OP_NOT_IN_OPSET = "GL209"
 UNUSED_INITIALIZER = "GL210"
+RUNTIME_SPECIFIC_OP = "GL211"
 EXTERNAL_DATA = "GL107"
 NEGATIVE_DIM = "GL110"
 
@@ -39,6 +40,7 @@ CODES: dict[str, tuple[str, str]] = {
     OUTPUT_NEVER_PRODUCED: ("output-never-produced", "error"),
     OP_NOT_IN_OPSET: ("op-not-in-opset", "error"),
     UNUSED_INITIALIZER: ("unused-initializer", "warning"),
+    RUNTIME_SPECIFIC_OP: ("runtime-specific-op", "warning"),
     EXTERNAL_DATA: ("external-data", "error"),
     NEGATIVE_DIM: ("negative-dim", "warning"),
 }

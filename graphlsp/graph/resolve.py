@@ -7,12 +7,18 @@ issue (code, message, range) for the builder to report: missing-opset-import, op
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from graphlsp.graph import findings as F
 from graphlsp.graph import ops
 from graphlsp.graph.core import Function, FunctionKey, Node, Span
 
 Issue = tuple[str, str, Span | None]
 SUGGESTED_OPSET = 21  # what messages suggest importing for ai.onnx: widely supported by runtimes
+
+# Ops onnx has no schema for, declared in op libraries (a runtime's contrib ops, a project's `.onnxop` files):
+# `graphlsp.oplib.catalog` installs its answer here, (declared, issue) for a node and its importer.
+library: Callable[[Node, str], tuple[bool, Issue | None]] | None = None
 
 
 def resolve_op(node: Node, imports: dict[str, int], functions: dict[FunctionKey, Function], local_checked: bool,
@@ -45,6 +51,10 @@ def resolve_op(node: Node, imports: dict[str, int], functions: dict[FunctionKey,
                 f"{schema.since_version}; the {importer} imports opset {version}", node.op_span  # fmt: skip
         return None
     history = ops.op_versions(op_type, dom)
+    if not history and library is not None:
+        declared, issue = library(node, importer)
+        if declared:
+            return issue
     if history:
         return F.OP_NOT_IN_OPSET, f"'{op_type}' is not in opset {version} of {ops.domain_label(dom)}: it was " \
             f"added in opset {history[0][0]}", node.op_span  # fmt: skip

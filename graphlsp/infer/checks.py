@@ -4,6 +4,7 @@ the attribute kinds and the input types, so it is computed once per distinct com
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphlsp.infer.types import (
@@ -150,3 +151,22 @@ def _verdict(
             elif ty is not None:
                 out_types[i] = ty
     return Verdict(tuple(problems), out_elems, tuple(out_types))
+
+
+# Inputs and float attributes whose values set an output's size (a count, a scale): NaN or inf there has no
+# meaning, and a shape rule must not compute with it. op -> (version -> input indices, attribute names)
+_SIZING: dict[str, Callable[[int], tuple[tuple[int, ...], tuple[str, ...]]]] = {
+    "Range": lambda v: ((0, 1, 2), ()),
+    "OneHot": lambda v: ((1,), ()),
+    "Resize": lambda v: ((1,) if v < 11 else (2,), ()),
+    "Upsample": lambda v: ((1,), ("scales", "height_scale", "width_scale")),
+}
+
+
+SIZING_OPS = frozenset(_SIZING)
+
+
+def sizing(op: str, domain: str, version: int) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """The inputs and attributes of an ai.onnx op whose values must be finite numbers."""
+    fn = _SIZING.get(op) if domain == "" else None
+    return fn(version) if fn is not None else ((), ())

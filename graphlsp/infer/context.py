@@ -33,9 +33,10 @@ class Inferred:
     type: ValueType
     sv: tuple[Dim, ...] | None = None  # a shape value: the elements (flattened) of an int tensor, as dims
     const: np.ndarray | None = None  # the full value, when known (constants, folded subgraphs)
+    items: tuple[ValueType, ...] | None = None  # a sequence's element types in order, when its length is known
 
     def same(self, other: Inferred | None) -> bool:
-        if other is None or self.type != other.type or self.sv != other.sv:
+        if other is None or self.type != other.type or self.sv != other.sv or self.items != other.items:
             return False
         a, b = self.const, other.const
         if a is None or b is None:
@@ -75,6 +76,7 @@ class InferenceContext:
         # output -> dims known to differ between the ways the node can compute it (an If's two branches): a
         # declared type may not fill those in
         self.varying: dict[int, frozenset[int]] = {}
+        self.withheld: tuple[int, ...] = ()  # inputs of a type the op does not take: their values are not read
 
     # ---- inputs
     @property
@@ -111,7 +113,7 @@ class InferenceContext:
             return None
         if x.const is None:
             value = self.node.inputs[i]
-            if value is not None:
+            if value is not None and i not in self.withheld:
                 x.const = self.refiner.request_value(value)
         return x.const
 

@@ -189,6 +189,11 @@ def _opaque(name: str) -> Expr:
     return expr
 
 
+def symbol_of(atom: Atom) -> Expr:
+    """The expression that is the symbol atom `atom` alone."""
+    return _opaque(atom.name)
+
+
 def symbol(name: str) -> Expr:
     """A dim_param as a symbol; a name that is an arithmetic expression (`M+1`, `2*N`, `floor(H/2 - 1/2) + 1`)
     becomes that expression. Never raises: text that is not read as an expression is a symbol named by it."""
@@ -633,6 +638,15 @@ def floordiv(a: Dim, d: Dim) -> Dim:
     if all(c % d == 0 for c in poly.values()):
         # floor((d*k*X + c) / d) = k*X + floor(c / d)
         return add(_make({m: c // d for m, c in poly.items()}), const // d)
+    whole = {m: c for m, c in poly.items() if c % d == 0}
+    if whole:
+        # floor((d*Q + R) / d) = Q + floor(R / d)
+        rest = {m: c for m, c in poly.items() if c % d}
+        rest[()] = const
+        return add(_make({m: c // d for m, c in whole.items()}), floordiv(_make(rest), d))
+    if all(c < 0 for c in poly.values()):
+        # floor(-X / d) = -ceil(X / d) = -floor((X + d - 1) / d): one key for one value, positive inside
+        return neg(floordiv(_make({**{m: -c for m, c in poly.items()}, (): d - 1 - const}), d))
     if len(poly) == 1:
         (mono, coeff), = poly.items()
         if coeff == 1 and len(mono) == 1 and mono[0].kind == "floor":
@@ -699,6 +713,100 @@ def product(dims: Iterable[Dim]) -> Dim:
         else:
             out = mul(out, d)
     return mul(out, _int(const))
+
+
+# ---- substitution
+def replace(x: Dim, target: Expr, value: Dim) -> Dim:
+    """x with every occurrence of `target` (a symbol, or an expression as a whole or as an argument of floor, min
+    or max) replaced by `value`, rebuilt canonically."""
+    if x is None or isinstance(x, int):
+        return x
+    if x is target:
+        return value
+    out: Dim = 0
+    for mono, coeff in x.poly:
+        term: Dim = coeff
+        for atom in mono:
+            term = mul(term, _replace_atom(atom, target, value))
+        out = add(out, term)
+    return out
+
+
+def _replace_atom(atom: Atom, target: Expr, value: Dim) -> Dim:
+    if atom.kind == "sym":
+        sym = symbol_of(atom)
+        return value if sym is target else sym
+    a, b = (replace(v, target, value) for v in atom.args)
+    if atom.kind == "floor":
+        return floordiv(a, b)
+    return minimum(a, b) if atom.kind == "min" else maximum(a, b)
+
+
+def never(x: Dim, value: int) -> bool:
+    """Whether x provably never equals `value` (every symbol a dim): by its bounds, or by its residue modulo the
+    gcd of its coefficients (`2*floor(H/2)` is never 1)."""
+    if x is None:
+        return False
+    if isinstance(x, int):
+        return x != value
+    lo, hi = bounds(x)
+    if (lo is not None and lo > value) or (hi is not None and hi < value):
+        return True
+    g = gcd(*(c for m, c in x.poly if m))
+    const = sum(c for m, c in x.poly if not m)
+    return g >= 2 and (value - const) % g != 0
+
+
+# ---- bounds
+Bounds = tuple[int | None, int | None]  # (lowest, highest) provable values; None is unbounded
+
+
+def bounds(x: Dim, sym_low: int = 0) -> Bounds:
+    """Provable bounds of x, every symbol taken to be a dim (>= 0; >= `sym_low` when that is asked for)."""
+    if x is None:
+        return None, None
+    if isinstance(x, int):
+        return x, x
+    lo: int | None = 0
+    hi: int | None = 0
+    for mono, coeff in x.poly:
+        a, b = _mono_bounds(mono, sym_low)
+        if coeff < 0:
+            a, b = b, a
+        lo = None if lo is None or a is None else lo + coeff * a
+        hi = None if hi is None or b is None else hi + coeff * b
+    return lo, hi
+
+
+def _mono_bounds(mono: Mono, sym_low: int) -> Bounds:
+    if len(mono) == 1:
+        return _atom_bounds(mono[0], sym_low)
+    lo: int | None = 1
+    hi: int | None = 1
+    for atom in mono:
+        a, b = _atom_bounds(atom, sym_low)
+        if a is None or a < 0:
+            return None, None
+        lo = None if lo is None else lo * a
+        hi = None if hi is None or b is None else hi * b
+    return lo, hi
+
+
+def _atom_bounds(atom: Atom, sym_low: int) -> Bounds:
+    if atom.kind == "sym":
+        return sym_low, None
+    if atom.kind == "floor":
+        lo, hi = bounds(atom.args[0], sym_low)
+        den = atom.args[1]
+        assert isinstance(den, int)
+        return (None if lo is None else lo // den), (None if hi is None else hi // den)
+    (a_lo, a_hi), (b_lo, b_hi) = bounds(atom.args[0], sym_low), bounds(atom.args[1], sym_low)
+    if atom.kind == "min":
+        los = None if a_lo is None or b_lo is None else min(a_lo, b_lo)
+        his = [v for v in (a_hi, b_hi) if v is not None]
+        return los, (min(his) if his else None)
+    lows = [v for v in (a_lo, b_lo) if v is not None]
+    return (max(lows) if lows else None), (None if a_hi is None or b_hi is None else max(a_hi, b_hi))
 
 
 # ---- comparison

@@ -20,8 +20,8 @@ from graphlsp.graph.core import FuncAttr, Graph, Model, Node, TypeSpec, Value, V
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
-from graphlsp.infer.attrs import Ref, attribute_values, plain
-from graphlsp.infer.checks import type_string, verdict
+from graphlsp.infer.attrs import Ref, attribute_values, non_finite, plain, value_problem
+from graphlsp.infer.checks import SIZING_OPS, sizing, type_string, verdict
 from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
 from graphlsp.infer.types import (
     MapType,
@@ -34,10 +34,13 @@ from graphlsp.infer.types import (
     type_of_value,
     type_str,
 )
+from graphlsp.ops import library as op_library  # op libraries: declared ops' signatures and shape contracts
 from graphlsp.ops import registry
 from graphlsp.ops.signature import OpSignature, signature
 
 CONST_CAP = 1024  # elements: initializers this small are kept as known values
+MAX_CALL_DEPTH = 32  # function calls inferred through their bodies, one inside another
+_INVALID = ("GL312", "GL313", "GL314")  # errors after which a node's shape rule is not run
 
 
 def declared_type(ty: TypeSpec | None) -> ValueType:
@@ -84,6 +87,8 @@ class ShapeRefiner:
                     rank.setdefault(s, len(rank))
         self.unifier = sh.Unifier(rank)
         self._bindings: list[dict[str, Any]] = []  # attribute bindings of function bodies being inferred
+        self._calls: list[Graph] = []  # the function bodies being inferred, outermost first
+        self._cut: tuple[str, str, str] | None = None  # why a call inside them was not followed
         # declared types of node outputs (graph outputs, value infos): value -> (type, declaration)
         self.declared: dict[Value, tuple[ValueType, ValueInfo]] = {}
         self.anchored: dict[Any, set[Node]] = {}  # piece -> nodes with a problem pointing into it
@@ -204,7 +209,7 @@ class ShapeRefiner:
                 ty = _merge_types(declared, x.type, self.unifier)
             except (sh.MergeError, TypeError):
                 ty = x.type
-            self.values[value] = Inferred(ty, x.sv, x.const)
+            self.values[value] = Inferred(ty, x.sv, x.const, x.items)
 
     def infer_subgraph(self, graph: Graph, input_types: list[ValueType]) -> list[ValueType]:
         self._init_graph(graph)
@@ -235,10 +240,12 @@ class ShapeRefiner:
         try:
             if sig is not None:
                 self._check_signature(ctx, sig)
-            invalid = any(p.code in ("GL313", "GL314") and p.severity == "error" for p in ctx.problems)
+            invalid = any(p.code in _INVALID and p.severity == "error" for p in ctx.problems)
+            if sig is not None and not invalid and (ctx.attrs or node.op_type in SIZING_OPS):
+                invalid = not self._check_values(ctx, sig)
             fn = registry.lookup(node.domain, node.op_type, node.version)
             if invalid:
-                pass  # missing or mistyped attributes: the shape rule would read garbage; outputs stay unknown
+                pass  # inputs missing, attributes missing or mistyped: the rule would read garbage; outputs unknown
             elif fn is not None:
                 fn(ctx)
             elif node.function is not None and node.function.body is not None:
@@ -248,6 +255,8 @@ class ShapeRefiner:
             elif sig is not None:
                 ctx.error("GL316", "no shape inference for this op yet: its outputs have unknown shapes",
                           severity="info")  # fmt: skip
+            else:
+                op_library.note_undeclared(ctx)  # a domain no schema or op library knows
         except InferenceError:
             pass
         except Exception as e:  # a bug in a shape function must not stop the rest of the graph
@@ -323,14 +332,76 @@ class ShapeRefiner:
         v = verdict(sig, n_in, kinds, in_types, len(node.outputs))
         for code, message, input_index, attr, severity in v.problems:
             ctx.error(code, message, input=input_index, attr=attr, severity=severity)
+            if code == "GL311" and input_index is not None and (x := ctx.inputs[input_index]) is not None:
+                ctx.inputs[input_index] = Inferred(x.type)  # a value of a type the op does not take is not read
+                ctx.withheld += (input_index,)
         ctx.output_elems[:] = v.out_elems
         for i, ty in enumerate(v.out_types):
             if ty is not None:
                 ctx.outputs[i] = Inferred(ty)
 
+    def _check_values(self, ctx: InferenceContext, sig: OpSignature) -> bool:
+        """Attribute values against the schema's attribute types (after a function's bindings), and the inputs and
+        attributes that size an output against NaN and inf: a shape rule never computes with a value these checks
+        have not accepted. False when a value is not valid (the rule is not run; its outputs stay unknown)."""
+        ok = True
+        node = ctx.node
+        for name, value in ctx.attrs.items():
+            spec = sig.attrs.get(name)
+            found = value_problem(spec.type_name, value) if spec is not None else None
+            if found is None:
+                continue
+            ok = False
+            message, reported = found
+            a = node.attributes.get(name)
+            if not reported and not (a is not None and a.kind is None):  # else the front end has said so
+                ctx.error("GL314", f"attribute '{name}' {message}", attr=name)
+        inputs, attr_names = sizing(node.op_type, node.domain, ctx.version)
+        for i in inputs:
+            x = ctx.inputs[i] if i < len(ctx.inputs) else None
+            ty = x.type if x is not None else None
+            if not isinstance(ty, TensorType) or ty.elem not in _FLOAT_ELEMS:
+                continue
+            n = ty.shape[0] if ty.shape is not None and len(ty.shape) == 1 else 1 if ty.shape == () else None
+            small = isinstance(n, int) and n <= 64  # a scalar or a short list: worth computing
+            bad = non_finite(ctx.input_const(i) if small else x.const)  # type: ignore[union-attr]
+            if bad is not None:
+                ctx.error("GL317", f"input {i} ({ctx.input_name(i)}) holds {bad}, and it sets the output's size",
+                          input=i)  # fmt: skip
+                ok = False
+        for name in attr_names:
+            bad = non_finite(ctx.attrs.get(name))
+            if bad is not None:
+                ctx.error("GL314", f"attribute '{name}' holds {bad}, and it sets the output's size", attr=name)
+                ok = False
+        return ok
+
     # ---- function bodies
     def _infer_function(self, ctx: InferenceContext, body: Graph, attrs: list[FuncAttr]) -> None:
-        """Infer a call through the function's body, with the call's attributes bound to the body's `@refs`."""
+        """Infer a call through the function's body, with the call's attributes bound to the body's `@refs`.
+
+        A recursive call, or one nested more than MAX_CALL_DEPTH deep, is not followed (its outputs stay
+        unknown); the outermost call says so, since problems inside a body are not kept."""
+        if body in self._calls or len(self._calls) >= MAX_CALL_DEPTH:
+            if self._cut is None:
+                op = ctx.node.qualified_op
+                self._cut = ("GL317", f"{op} calls itself: a function body cannot be expanded", "error") \
+                    if body in self._calls else ("GL316", f"function calls nested more than {MAX_CALL_DEPTH} deep "
+                                                 f"(down to {op}): outputs not inferred past that", "info")  # fmt: skip
+            return
+        if not self._calls:
+            self._cut = None
+        self._calls.append(body)
+        try:
+            self._infer_body(ctx, body, attrs)
+        finally:
+            self._calls.pop()
+        if not self._calls and self._cut is not None:
+            code, message, severity = self._cut
+            self._cut = None
+            ctx.error(code, message, severity=severity)
+
+    def _infer_body(self, ctx: InferenceContext, body: Graph, attrs: list[FuncAttr]) -> None:
         binding: dict[str, Any] = {}
         for fa in attrs:
             if fa.has_default:
@@ -347,7 +418,7 @@ class ShapeRefiner:
             for i, value in enumerate(body.outputs):
                 x = self.values.get(value)
                 if x is not None and i < ctx.n_outputs:
-                    ctx.outputs[i] = Inferred(x.type, x.sv, x.const)
+                    ctx.outputs[i] = Inferred(x.type, x.sv, x.const, x.items)
         finally:
             self._bindings.pop()
             self.contexts = saved_contexts  # problems inside a body belong to the body, not to each call
@@ -374,6 +445,13 @@ class ShapeRefiner:
         outputs_of = getattr(self.evaluator, "outputs_of", None)
         if outputs_of is None or any(p.severity == "error" for p in ctx.problems):
             return
+        deps = [*node.inputs, *node.implicit.values()]
+        open_deps = []
+        for v in deps:  # known values whose type is not static: a fed graph input, an empty sequence
+            if v is not None and not fully_static(ty := self.type_of(v)):
+                if not (v.kind == "input" or isinstance(ty, (SequenceType, OptionalType))):
+                    return  # an activation (most nodes): nothing to compute
+                open_deps.append(v)
         outs = ctx.outputs
         open_ = [
             i for i, out in enumerate(node.outputs)
@@ -381,14 +459,10 @@ class ShapeRefiner:
         ]  # fmt: skip
         if not open_:
             return
-        deps = [*node.inputs, *node.implicit.values()]
         known = getattr(self.evaluator, "known", None)
-        for v in deps:  # known values whose type is not static: a fed graph input, an empty sequence
-            if v is not None and not fully_static(ty := self.type_of(v)):
-                if not (v.kind == "input" or isinstance(ty, (SequenceType, OptionalType))):
-                    return
-                if known is None or not known(v)[0]:
-                    return
+        for v in open_deps:
+            if known is None or not known(v)[0]:
+                return
         try:
             got = outputs_of(node, self)
         except Exception:
@@ -404,7 +478,7 @@ class ShapeRefiner:
             const = val if isinstance(val, np.ndarray) and val.dtype != object and val.size <= CONST_CAP else None
             while len(ctx.outputs) <= i:
                 ctx.outputs.append(None)
-            ctx.outputs[i] = Inferred(ty, x.sv if x is not None else None, const)
+            ctx.outputs[i] = Inferred(ty, x.sv if x is not None else None, const, x.items if x is not None else None)
 
     # ---- values the shape functions ask for
     def request_value(self, value: Value) -> np.ndarray | None:
@@ -434,6 +508,9 @@ class ShapeRefiner:
         start, end = where if where is not None else (-1, -1)
         related = [(m, *resolve(a)) for m, a in p.related]
         return Finding(p.code, p.message, start, end, p.severity, related, node=node, detail=p.detail)
+
+
+_FLOAT_ELEMS = frozenset({1, 10, 11, 16, 17, 18, 19, 20, 23, 24, 27, 28})  # element types that can hold NaN or inf
 
 
 def _claimed(got: ValueType, declared: ValueType, varying: frozenset[int] = frozenset()) -> ValueType:

@@ -122,7 +122,37 @@ def broadcast_dim(a: Dim, b: Dim) -> Dim:
         return a
     if isinstance(b, int) and b > 1:
         return b
+    if a is None or b is None:
+        return None
+    for x, y in ((a, b), (b, a)):
+        if _one_forces_one(x, y):
+            return x
     return None  # two different symbols: never unified by broadcasting
+
+
+def _one_forces_one(x: Dim, y: Dim) -> bool:
+    """Whether x is 1 only where y is 1 too (every symbol a dim, >= 0). Then broadcasting x with y gives x in
+    every valid case: x == y gives x, y == 1 gives x, and x == 1 (the only case giving y) gives y == 1 == x.
+    `seq` with `min(seq, 128)` (seq = 1 makes it 1), `L` with `max(L, 0)`, `2*floor((H + 31)/32)` (never 1) with
+    `floor((H + 15)/16)`."""
+    if d.never(x, 1):
+        return True
+    if not isinstance(x, Expr):
+        return False
+    forced = [d.replace(y, x, 1)]
+    if len(x.poly) <= 2:  # x = s + c for a symbol s: s = 1 - c
+        const = sum(c for m, c in x.poly if not m)
+        terms = [(m, c) for m, c in x.poly if m]
+        if len(terms) == 1 and terms[0][1] == 1 and len(terms[0][0]) == 1 and terms[0][0][0].kind == "sym":
+            sym = d.symbol_of(terms[0][0][0])
+            forced.append(d.replace(y, sym, 1 - const))
+    for v in forced:
+        if v == 1:
+            return True
+        lo, hi = d.bounds(v)
+        if lo == 1 and hi == 1:
+            return True
+    return False
 
 
 def broadcast(shapes: list[Shape]) -> Shape:

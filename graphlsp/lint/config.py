@@ -7,11 +7,14 @@
     per-file-ignores = { "legacy/*.onnxtxt" = ["GL3"] }
     fold-size-cap = 1048576                 # bytes: the largest constant the runner materializes
     inlay-hints = true                      # editor only
+    op-libraries = ["ops/*.onnxop"]         # the project's op declarations (paths and globs, relative to this file)
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import hashlib
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +39,16 @@ class Settings:
     inlay_hints: bool = True
     root: Path | None = None  # the folder of the config file (per-file-ignores patterns are relative to it)
     source: str = ""
+    op_libraries: list[str] = field(default_factory=list)  # the library files `op-libraries` names, resolved
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+        if self.op_libraries:  # a worker process: the project's op libraries are in use there too
+            _use_libraries(self.op_libraries, self.source)
 
     def _matches(self, code: str, selectors: list[str]) -> bool:
         name = RULES[code].name if code in RULES else ""
@@ -60,7 +73,7 @@ class Settings:
     def key(self) -> str:
         """What the result cache must depend on."""
         return repr((self.select, self.ignore, sorted(self.severity.items()), sorted(self.per_file_ignores.items()),
-                     self.fold_size_cap))  # fmt: skip
+                     self.fold_size_cap, _digest(self.op_libraries)))  # fmt: skip
 
 
 def _relative(path: str, root: Path | None) -> str:
@@ -73,9 +86,50 @@ def _relative(path: str, root: Path | None) -> str:
     return Path(path).as_posix()
 
 
-def _validate(raw: dict[str, Any], source: str) -> Settings:
+def _digest(paths: list[str]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.encode())
+        with contextlib.suppress(OSError):
+            h.update(Path(p).read_bytes())
+    return h.hexdigest()[:16] if paths else ""
+
+
+def _op_libraries(value: Any, root: Path | None, source: str) -> list[str]:
+    """`op-libraries`: paths and globs relative to the config file's folder; each must name a file."""
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ConfigError(f"{source}: op-libraries must be a list of paths or glob patterns of .onnxop files")
+    base = root or Path.cwd()
+    out: list[str] = []
+    for pattern in value:
+        if any(ch in pattern for ch in "*?["):
+            found = sorted(str(p) for p in base.glob(pattern) if p.is_file())
+            if not found:
+                raise ConfigError(f"{source}: op-libraries: '{pattern}' matches no file")
+            out += found
+        else:
+            p = Path(pattern) if Path(pattern).is_absolute() else base / pattern
+            if not p.is_file():
+                raise ConfigError(f"{source}: op-libraries: '{pattern}' is not a file")
+            out.append(str(p))
+    return list(dict.fromkeys(out))
+
+
+def _use_libraries(paths: list[str], source: str) -> None:
+    """Put a project's op libraries in use (graphlsp.oplib's catalog); their errors are a ConfigError."""
+    from graphlsp.oplib.catalog import CATALOG
+
+    problems = [p for lib in CATALOG.add_files([Path(x) for x in paths]) for p in lib.errors]
+    if problems:
+        shown = "\n".join(f"  {p}" for p in problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise ConfigError(f"{source}: op-libraries: {len(problems)} error(s) (the ops they are in are left out; "
+                          f"`python -m graphlsp.oplib check FILE` lists them):\n{shown}{more}")  # fmt: skip
+
+
+def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Settings:
     s = Settings(source=source)
-    known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints"}
+    known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries"}
     unknown = set(raw) - known
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
@@ -97,6 +151,10 @@ def _validate(raw: dict[str, Any], source: str) -> Settings:
         raise ConfigError(f"{source}: fold-size-cap must be a non-negative integer (bytes)")
     s.fold_size_cap = cap
     s.inlay_hints = bool(raw.get("inlay-hints", True))
+    s.root = root
+    if "op-libraries" in raw:
+        s.op_libraries = _op_libraries(raw["op-libraries"], root, source)
+        _use_libraries(s.op_libraries, source)
     return s
 
 
@@ -112,8 +170,8 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
         "fold-size-cap": options.get("foldSizeCap", base.fold_size_cap),
         "inlay-hints": options.get("inlayHints", base.inlay_hints),
     }
-    s = _validate(raw, "editor settings")
-    s.root = base.root
+    s = _validate(raw, "editor settings", base.root)
+    s.op_libraries = base.op_libraries
     return s
 
 
@@ -125,17 +183,13 @@ def load_settings(start: str | Path) -> Settings:
     for folder in [here, *here.parents]:
         own = folder / "graphlsp.toml"
         if own.is_file():
-            s = _validate(_read(own), str(own))
-            s.root = folder
-            return s
+            return _validate(_read(own), str(own), folder)
         py = folder / "pyproject.toml"
         if py.is_file():
             data = _read(py)
             table = data.get("tool", {}).get("graphlsp")
             if isinstance(table, dict):
-                s = _validate(table, f"{py} [tool.graphlsp]")
-                s.root = folder
-                return s
+                return _validate(table, f"{py} [tool.graphlsp]", folder)
     return Settings()
 
 

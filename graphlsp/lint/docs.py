@@ -59,6 +59,16 @@ DOCS: dict[str, RuleDoc] = {
         H + "g (float[N] x) => (float[N] y) <float[2] w = {1, 2}> {\n  y = Relu (x)\n}\n",
         "Remove the initializer (onnx.helper or onnxruntime's optimizer do it), or read it where it was meant to be.",
     ),
+    "GL211": RuleDoc(
+        "The op is not in the ONNX standard, although its domain is the standard's: one runtime defines it there "
+        "(onnxruntime keeps SimplifiedLayerNormalization and a few experimental ops in the default domain). That "
+        "runtime runs the model; onnx's checker, shape inference and every other runtime reject it. The message "
+        "names the runtime, from the op library that declares the op (`graphlsp/oplib/libraries/`).",
+        H + "g (float[N, 8] x, float[8] scale) => (float[N, 8] y) {\n"
+        "  y = SimplifiedLayerNormalization <epsilon = 1e-6> (x, scale)\n}\n",
+        "Keep it if the model only ever runs on that runtime; else use the standard op the message suggests "
+        "(RMSNormalization, opset 23, for SimplifiedLayerNormalization) or the ops it stands for.",
+    ),
     "GL201": RuleDoc(
         "A node reads a value that nothing produces: the model fails the checker and cannot run.",
         H + "g (float[N] x) => (float[N] y) {\n  y = Relu (z)\n}\n",
@@ -184,9 +194,14 @@ DOCS: dict[str, RuleDoc] = {
         "Declare the inferred type (quick fix) or fix the producer.",
     ),
     "GL316": RuleDoc(
-        "graphlsp has no shape rule for the op, so its outputs and everything after are of unknown shape.",
-        "",
-        "Nothing to fix in the model; report the op to graphlsp.",
+        "graphlsp has no shape rule for the op, so its outputs and everything after are of unknown shape. Most "
+        "often the op is in a custom domain that neither onnx's schemas nor an op library declare: then nothing "
+        "about it is checked either (arity, attributes, types, shapes).",
+        '<ir_version: 10, opset_import: ["" : 21, "com.acme" : 1]>\n'
+        "g (float[N, 8] x) => (float[N, 8] y) {\n  y = com.acme.Swizzle <groups = 2> (x)\n}\n",
+        "Declare the op in an .onnxop file (see graphlsp/oplib/README.md) and list it in `op-libraries` of "
+        "[tool.graphlsp]: `op com.acme.Swizzle { input x: T[N, C]  output y: T[N, C]  attr groups: int  type T: "
+        "float }`. For an ai.onnx op, report it to graphlsp.",
     ),
     "GL317": RuleDoc("Another shape or type inconsistency the op's rules detect.", "", "See the message."),
     "GL399": RuleDoc("A shape rule failed inside graphlsp: a bug.", "", "Report it with the model."),

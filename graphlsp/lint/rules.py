@@ -61,6 +61,8 @@ RULES: dict[str, Rule] = {
         Rule("GL209", "op-not-in-opset", "error", "The op exists, but not at the imported opset version."),
         Rule("GL210", "unused-initializer", "warning", "An initializer that no node reads and that is not a graph "
              "output."),
+        Rule("GL211", "runtime-specific-op", "warning", "An op that only one runtime defines, in a domain the ONNX "
+             "standard owns (onnxruntime's SimplifiedLayerNormalization): other runtimes reject the model."),
         Rule("GL301", "broadcast-incompatible", "error", "Inputs whose shapes do not broadcast."),
         Rule("GL302", "contraction-mismatch", "error", "MatMul/Gemm inner dimensions differ."),
         Rule("GL303", "concat-dim-mismatch", "error", "Concat inputs differ outside the concatenation axis."),
@@ -77,8 +79,8 @@ RULES: dict[str, Rule] = {
         Rule("GL314", "attribute-type", "error", "An attribute of the wrong type, or one the op does not have."),
         Rule("GL315", "declared-type-conflict", "error", "A declared type (graph output, value info) that "
              "contradicts the inferred one."),
-        Rule("GL316", "no-shape-inference", "info", "graphlsp has no shape rule for this op; its outputs are "
-             "of unknown shape."),
+        Rule("GL316", "no-shape-inference", "info", "graphlsp has no shape rule for this op, or no schema and "
+             "no op library declares it (a custom domain); its outputs are of unknown shape."),
         Rule("GL317", "shape-error", "error", "Another shape or type inconsistency."),
         Rule("GL399", "inference-internal-error", "warning", "A shape rule failed inside graphlsp (a bug)."),
         Rule("GL401", "constant-foldable", "hint", "A node whose outputs are compile-time constants: it can be "

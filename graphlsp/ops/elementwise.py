@@ -7,16 +7,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 from onnx import TensorProto
 
 from graphlsp.infer import dims as d
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim
+from graphlsp.infer.types import TensorType
 from graphlsp.ops.registry import shape_fn
 
 UNARY = [
     "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos", "Cosh", "Elu", "Erf", "Exp", "Floor",
-    "HardSigmoid", "HardSwish", "Identity", "IsInf", "IsNaN", "LeakyRelu", "Log", "Mish", "Neg", "Not", "Reciprocal",
+    "HardSigmoid", "HardSwish", "Identity", "IsInf", "IsNaN", "LeakyRelu", "Log", "Mish", "Neg", "Reciprocal",
     "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign", "Sqrt", "Tan", "Tanh",
     "ThresholdedRelu", "Celu", "Gelu", "BitwiseNot", "Shrink", "Swish",
 ]  # fmt: skip
@@ -41,13 +43,24 @@ def unary(ctx: InferenceContext) -> None:
         if x is not None:
             ctx.set_output_type(0, x.type)
             ctx.set_output_value(0, x.sv, x.const)
+            if ctx.outputs[0] is not None:
+                ctx.outputs[0].items = x.items
     elif ctx.op == "Neg":
         _sv_unary(ctx, d.neg)
     elif ctx.op == "Abs":
-        _sv_unary(ctx, lambda x: x if not isinstance(x, int) else abs(x))
+        _sv_unary(ctx, lambda x: d.neg(x) if isinstance(x, int) and x < 0 else x)  # |INT64_MIN| is past int64
 
 
-def _broadcast_sv(a: tuple[Dim, ...], b: tuple[Dim, ...]) -> list[tuple[Dim, Dim]] | None:
+def _broadcast_sv(
+    ctx: InferenceContext, a: tuple[Dim, ...], b: tuple[Dim, ...], idx: tuple[int, int] = (0, 1)
+) -> list[tuple[Dim, Dim]] | None:
+    """The element pairs of a broadcast of two small inputs, flattened: for inputs of the same shape, with a
+    one-element input, or both of rank <= 1 ([2, 1] with [1, 2] has 4 pairs, not 2)."""
+    sa, sb = ctx.input_shape(idx[0]), ctx.input_shape(idx[1])
+    if sa is None or sb is None:
+        return None
+    if not (len(a) == 1 or len(b) == 1 or sa == sb or (len(sa) <= 1 and len(sb) <= 1)):
+        return None
     if len(a) == len(b):
         return list(zip(a, b, strict=True))
     if len(a) == 1:
@@ -76,7 +89,7 @@ def _sv_binary(ctx: InferenceContext, op: Callable[[Dim, Dim], Dim]) -> None:
     a, b = ctx.input_shape_value(0), ctx.input_shape_value(1)
     if a is None or b is None:
         return
-    pairs = _broadcast_sv(a, b)
+    pairs = _broadcast_sv(ctx, a, b)
     if pairs is not None and len(pairs) <= 64:
         ctx.set_output_value(0, tuple(op(x, y) for x, y in pairs))
 
@@ -92,17 +105,82 @@ def binary(ctx: InferenceContext) -> None:
         _sv_binary(ctx, op)
 
 
+def _values(ctx: InferenceContext, i: int) -> tuple[Dim, ...] | None:
+    """Input i's elements as dims: a shape value, or a small known int or bool tensor (bools as 0 and 1)."""
+    sv = ctx.input_shape_value(i)
+    if sv is not None:
+        return sv
+    x = ctx.inputs[i] if i < len(ctx.inputs) else None
+    if x is not None and x.const is not None and x.const.dtype.kind == "b" and x.const.size <= 64:
+        return tuple(int(v) for v in x.const.reshape(-1))
+    return None
+
+
+def _truth(v: Dim) -> bool | None:
+    """An element of a bool shape value: 0 or 1 when known."""
+    return bool(v) if isinstance(v, int) else None
+
+
+def _compare(op: str, a: Dim, b: Dim) -> bool | None:
+    """a <op> b when provable (every symbol a dim, so >= 0), else None."""
+    if op in ("And", "Or", "Xor"):
+        x, y = _truth(a), _truth(b)
+        if op == "And":
+            return False if x is False or y is False else (True if x and y else None)
+        if op == "Or":
+            return True if x or y else (False if x is False and y is False else None)
+        return None if x is None or y is None else x != y
+    if a is None or b is None:
+        return None
+    if op == "Equal" and d.equal(a, b):
+        return True
+    lo, hi = d.bounds(d.sub(a, b))  # of a - b
+    if op == "Equal":
+        return False if (lo is not None and lo > 0) or (hi is not None and hi < 0) else None
+    if op in ("Less", "GreaterOrEqual"):
+        known = True if hi is not None and hi < 0 else False if lo is not None and lo >= 0 else None
+    else:
+        known = True if hi is not None and hi <= 0 else False if lo is not None and lo > 0 else None
+    if known is None:
+        return None
+    return known if op in ("Less", "LessOrEqual") else not known
+
+
+def _set_bools(ctx: InferenceContext, out: list[bool | None]) -> None:
+    """A bool output's elements (known ones as 0 / 1); its value too when every element is known."""
+    sv = tuple(None if v is None else int(v) for v in out)
+    const = None
+    ty = ctx.outputs[0].type if ctx.outputs[0] is not None else None
+    shape = getattr(ty, "shape", None)
+    if all(v is not None for v in out) and shape is not None and all(isinstance(n, int) for n in shape):
+        try:
+            const = np.array(out, dtype=bool).reshape(shape)
+        except ValueError:
+            const = None
+    ctx.set_output_value(0, sv, const)
+
+
 @shape_fn(*COMPARE)
 def compare(ctx: InferenceContext) -> None:
     ctx.set_output(0, ctx.broadcast([0, 1]), TensorProto.BOOL)
-    if ctx.op == "Equal":
-        a, b = ctx.input_shape_value(0), ctx.input_shape_value(1)
-        if a is not None and b is not None:
-            pairs = _broadcast_sv(a, b)
-            if pairs is not None:
-                out = [d.equal(x, y) for x, y in pairs]
-                if all(v is not None for v in out):
-                    ctx.set_output_value(0, tuple(int(bool(v)) for v in out))
+    a, b = _values(ctx, 0), _values(ctx, 1)
+    if a is None or b is None or ctx.outputs[0] is None:
+        return
+    pairs = _broadcast_sv(ctx, a, b)
+    if pairs is not None and len(pairs) <= 64:
+        out = [_compare(ctx.op, x, y) for x, y in pairs]
+        if any(v is not None for v in out):
+            _set_bools(ctx, out)
+
+
+@shape_fn("Not")
+def not_(ctx: InferenceContext) -> None:
+    ctx.copy_input(0)
+    a = _values(ctx, 0)
+    if a is not None and ctx.outputs[0] is not None:
+        out = [None if (t := _truth(x)) is None else not t for x in a]
+        if any(v is not None for v in out):
+            _set_bools(ctx, out)
 
 
 @shape_fn(*VARIADIC)
@@ -115,15 +193,23 @@ def variadic(ctx: InferenceContext) -> None:
 @shape_fn("Where")
 def where(ctx: InferenceContext) -> None:
     ctx.set_output(0, ctx.broadcast([0, 1, 2]), ctx.input_elem(1))
-    cond, a, b = (ctx.input_shape_value(i) for i in range(3))
-    if cond is not None and a is not None and b is not None and ctx.input_elem(1) in (TensorProto.INT64,):
-        n = max(len(cond), len(a), len(b))
-        if all(len(x) in (1, n) for x in (cond, a, b)):
-            pick = [
-                (a[i if len(a) > 1 else 0] if cond[i if len(cond) > 1 else 0] else b[i if len(b) > 1 else 0])
-                for i in range(n)
-            ]
-            ctx.set_output_value(0, tuple(pick))
+    cond, a, b = _values(ctx, 0), ctx.input_shape_value(1), ctx.input_shape_value(2)
+    if cond is None or a is None or b is None or ctx.input_elem(1) not in (TensorProto.INT64, TensorProto.INT32):
+        return
+    n = max(len(cond), len(a), len(b))
+    if n > 64 or not all(len(x) in (1, n) for x in (cond, a, b)):
+        return
+    out = ctx.outputs[0]
+    shape = out.type.shape if out is not None and isinstance(out.type, TensorType) else None
+    if shape is None or len(shape) > 1:
+        return
+    pick: list[Dim] = []
+    for i in range(n):
+        c, x, y = cond[i if len(cond) > 1 else 0], a[i if len(a) > 1 else 0], b[i if len(b) > 1 else 0]
+        t = _truth(c)
+        pick.append(x if t else y if t is False else (x if d.equal(x, y) else None))
+    if any(v is not None for v in pick):
+        ctx.set_output_value(0, tuple(pick))
 
 
 @shape_fn("Clip")

@@ -1,5 +1,6 @@
-"""Ops outside ai.onnx that onnx's node tests exercise: ai.onnx.ml (Binarizer, ArrayFeatureExtractor,
-LabelEncoder, TreeEnsemble), ai.onnx.preview.training (Adagrad, Adam, Momentum) and ai.onnx.preview
+"""Ops outside ai.onnx: ai.onnx.ml (Binarizer, ArrayFeatureExtractor, LabelEncoder, TreeEnsemble, and what
+sklearn exports write: Scaler, Normalizer, Imputer, LinearClassifier, LinearRegressor, TreeEnsembleClassifier,
+TreeEnsembleRegressor, ZipMap), ai.onnx.preview.training (Adagrad, Adam, Momentum) and ai.onnx.preview
 (FlexAttention)."""
 
 from __future__ import annotations
@@ -7,6 +8,8 @@ from __future__ import annotations
 from onnx import TensorProto, helper
 
 from graphlsp.infer.context import InferenceContext
+from graphlsp.infer.dims import Dim
+from graphlsp.infer.types import MapType, SequenceType, TensorType
 from graphlsp.ops.registry import shape_fn
 
 ML = "ai.onnx.ml"
@@ -68,6 +71,52 @@ def tree_ensemble(ctx: InferenceContext) -> None:
     x = ctx.input_shape(0)
     n_targets = ctx.attr("n_targets")
     ctx.set_output(0, (x[0] if x else None, n_targets if isinstance(n_targets, int) else None), ctx.input_elem(0))
+
+
+@shape_fn("Scaler", "Normalizer", "Imputer", domain=ML)
+def same_shape_float(ctx: InferenceContext) -> None:
+    """Element-wise over the features: X's shape; Scaler and Normalizer give floats, Imputer keeps X's type."""
+    ctx.set_output(0, ctx.input_shape(0), ctx.input_elem(0) if ctx.op == "Imputer" else TensorProto.FLOAT)
+
+
+def _rows(ctx: InferenceContext) -> Dim:
+    """N of an [N, C] input (a [C] input is one row)."""
+    x = ctx.input_shape(0)
+    if x is None:
+        return None
+    return 1 if len(x) == 1 else x[0] if len(x) == 2 else None
+
+
+def _classes(ctx: InferenceContext, ints: str, strings: str) -> tuple[int | None, int | None]:
+    """(label element type, number of classes) from the class label attributes."""
+    for name, elem in ((ints, TensorProto.INT64), (strings, TensorProto.STRING)):
+        labels = ctx.attr(name)
+        if labels is not None and len(labels):
+            return elem, len(labels)
+    return None, None
+
+
+@shape_fn("LinearClassifier", "TreeEnsembleClassifier", domain=ML)
+def classifier(ctx: InferenceContext) -> None:
+    """Label [N] and one score per class label [N, E] (onnxruntime's binary case too: two labels, two scores)."""
+    n = _rows(ctx)
+    suffix = "_int64s" if ctx.op == "TreeEnsembleClassifier" else "_ints"
+    elem, count = _classes(ctx, "classlabels" + suffix, "classlabels_strings")
+    ctx.set_output(0, (n,), elem)
+    ctx.set_output(1, (n, count), TensorProto.FLOAT)
+
+
+@shape_fn("LinearRegressor", "TreeEnsembleRegressor", domain=ML)
+def regressor(ctx: InferenceContext) -> None:
+    targets = ctx.attr("targets" if ctx.op == "LinearRegressor" else "n_targets", 1)
+    ctx.set_output(0, (_rows(ctx), targets if isinstance(targets, int) else None), TensorProto.FLOAT)
+
+
+@shape_fn("ZipMap", domain=ML)
+def zip_map(ctx: InferenceContext) -> None:
+    """A sequence of maps from class label to score, one per row."""
+    elem, _ = _classes(ctx, "classlabels_int64s", "classlabels_strings")
+    ctx.set_output_type(0, SequenceType(MapType(elem, TensorType(TensorProto.FLOAT, ()))))
 
 
 def _optimizer(ctx: InferenceContext, groups: int, sources: list[int]) -> None:

@@ -20,10 +20,13 @@ ShapeFn = Callable[["InferenceContext"], None]
 
 FAMILIES = [
     "elementwise", "math", "nn", "tensor", "reduction", "controlflow", "sequence", "generator", "misc", "ml",
+    "contrib",  # Python rules behind op-library declarations (`shape python`)
 ]  # fmt: skip
 
 _REGISTRY: dict[tuple[str, str], list[tuple[int, ShapeFn]]] = {}
 _loaded = False
+# Where an op has no Python rule: the shape contracts of op libraries (`graphlsp.ops.library` installs it).
+fallback: Callable[[str, str, int | None], ShapeFn | None] | None = None
 
 
 def shape_fn(*ops: str, since: int = 1, domain: str = "") -> Callable[[ShapeFn], ShapeFn]:
@@ -56,7 +59,7 @@ def lookup(domain: str, op: str, version: int | None) -> ShapeFn | None:
     load_all()
     entries = _REGISTRY.get(("" if domain == "ai.onnx" else domain, op))
     if not entries:
-        return None
+        return fallback(domain, op, version) if fallback is not None else None
     if version is None:
         return entries[-1][1]
     i = bisect_right([e[0] for e in entries], version) - 1

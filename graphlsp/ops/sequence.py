@@ -1,8 +1,11 @@
 """Sequences and optionals: SequenceConstruct/Empty/At/Insert/Erase/Length/Map, SplitToSequence,
 ConcatFromSequence, Optional, OptionalHasElement, OptionalGetElement.
 
-A sequence's type holds one tensor type for all its elements, the relaxation of everything put into it (its
-length is not tracked). SequenceMap infers its body once with the element types of the sequence inputs.
+A sequence's type holds one tensor type for all its elements, the relaxation of everything put into it. When
+its length is known (SequenceConstruct, SequenceEmpty, SplitToSequence of a known count, inserts and erases at
+known positions), `Inferred.items` also holds each element's type in order: SequenceAt at a known position gives
+that element's type, SequenceLength its length (a shape value) and ConcatFromSequence the sum of the elements'
+dims. SequenceMap infers its body once with the element types of the sequence inputs.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from onnx import TensorProto
 
+from graphlsp.infer import dims as d
+from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim
 from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, elem_name, type_str
@@ -27,10 +32,41 @@ def _tensor(ty: ValueType) -> TensorType:
     return ty if isinstance(ty, TensorType) else TensorType(None, None)
 
 
+MAX_ITEMS = 1024  # sequences longer than this are not tracked element by element
+
+
+def _items(ctx: InferenceContext, i: int) -> tuple[ValueType, ...] | None:
+    """The element types of sequence input i, in order, when its length is known."""
+    x = ctx.inputs[i] if i < len(ctx.inputs) else None
+    return x.items if x is not None and isinstance(x.type, SequenceType) else None
+
+
+def _set_items(ctx: InferenceContext, items: list[ValueType] | tuple[ValueType, ...], retype: bool = False) -> None:
+    """Output 0's elements; with retype, its element type becomes what they all are (when there are any)."""
+    x = ctx.outputs[0] if ctx.outputs else None
+    if x is None or not isinstance(x.type, SequenceType) or len(items) > MAX_ITEMS:
+        return
+    if retype and items:
+        elem: ValueType = items[0] or TensorType(None, None)
+        for ty in items[1:]:
+            elem = relax_type(elem, ty or TensorType(None, None))
+        ctx.set_output_type(0, SequenceType(elem))
+        x = ctx.outputs[0]
+        assert x is not None
+    x.items = tuple(items)
+
+
+def _position(ctx: InferenceContext, i: int) -> int | None:
+    """A known scalar position input."""
+    sv = ctx.input_shape_value(i)
+    return sv[0] if sv is not None and len(sv) == 1 and isinstance(sv[0], int) else None
+
+
 @shape_fn("SequenceEmpty")
 def sequence_empty(ctx: InferenceContext) -> None:
     dtype = ctx.attr("dtype")
     ctx.set_output_type(0, SequenceType(TensorType(int(dtype) if dtype is not None else TensorProto.FLOAT, None)))
+    _set_items(ctx, ())
 
 
 @shape_fn("SequenceConstruct")
@@ -42,6 +78,8 @@ def sequence_construct(ctx: InferenceContext) -> None:
     for i in present[1:]:
         elem = relax_type(elem, ctx.input_type(i) or TensorType(None, None))
     ctx.set_output_type(0, SequenceType(elem))
+    if len(present) == ctx.n_inputs:
+        _set_items(ctx, [ctx.input_type(i) for i in present])
 
 
 @shape_fn("SequenceInsert")
@@ -54,11 +92,26 @@ def sequence_insert(ctx: InferenceContext) -> None:
         ctx.set_output_type(0, SequenceType(weaken(tensor)))
         return
     ctx.set_output_type(0, SequenceType(relax_type(seq, tensor)))
+    items = _items(ctx, 0)
+    if items is not None:
+        n = len(items)
+        at = _position(ctx, 2) if ctx.has_input(2) else n
+        if at is not None and -n <= at <= n:
+            at = at + n if at < 0 else at
+            _set_items(ctx, [*items[:at], ctx.input_type(1), *items[at:]], retype=True)
 
 
 @shape_fn("SequenceAt")
 def sequence_at(ctx: InferenceContext) -> None:
     ctx.set_output_type(0, _tensor(_seq_elem(ctx, 0)))
+    items, at = _items(ctx, 0), _position(ctx, 1)
+    if items is not None and at is not None:
+        n = len(items)
+        if not -n <= at < n:
+            raise ctx.fail("GL310", f"position {at} is out of range for a sequence of {n} elements", input=1)
+        item = items[at]
+        if isinstance(item, TensorType):
+            ctx.set_output_type(0, item)
 
 
 @shape_fn("SequenceErase")
@@ -66,11 +119,21 @@ def sequence_erase(ctx: InferenceContext) -> None:
     ty = ctx.input_type(0)
     if ty is not None:
         ctx.set_output_type(0, ty)
+    items = _items(ctx, 0)
+    if items:
+        n = len(items)
+        at = _position(ctx, 1) if ctx.has_input(1) else n - 1
+        if at is not None and -n <= at < n:
+            at = at + n if at < 0 else at
+            _set_items(ctx, [*items[:at], *items[at + 1 :]], retype=True)
 
 
 @shape_fn("SequenceLength")
 def sequence_length(ctx: InferenceContext) -> None:
     ctx.set_output(0, (), TensorProto.INT64)
+    items = _items(ctx, 0)
+    if items is not None:
+        ctx.set_output_value(0, (len(items),), np.array(len(items), dtype=np.int64))
 
 
 @shape_fn("SequenceMap")
@@ -89,8 +152,12 @@ def sequence_map(ctx: InferenceContext) -> None:
     for i in range(ctx.n_inputs):
         ty = ctx.input_type(i)
         args.append(ty.elem if isinstance(ty, SequenceType) else ty)
+    items = _items(ctx, 0)
     for i, out in enumerate(ctx.infer_graph(body, args)):
         ctx.set_output_type(i, SequenceType(out))
+        x = ctx.outputs[i] if i < len(ctx.outputs) else None
+        if items is not None and x is not None:
+            x.items = (out,) * len(items)
 
 
 # ---- SplitToSequence, ConcatFromSequence
@@ -125,11 +192,43 @@ def split_to_sequence(ctx: InferenceContext) -> None:
     axis = ctx.axis(int(ctx.attr("axis", 0)), len(shape))
     assert axis is not None
     out = list(shape)
-    if not ctx.has_input(1) and not ctx.attr("keepdims", 1):
+    squeeze = not ctx.has_input(1) and not ctx.attr("keepdims", 1)
+    if squeeze:
         del out[axis]
     else:
         out[axis] = _split_chunk(ctx, shape[axis])
     ctx.set_output_type(0, SequenceType(TensorType(elem, tuple(out))))
+    sizes = _split_sizes(ctx, shape[axis])
+    if sizes is not None and len(sizes) <= MAX_ITEMS:
+        items: list[ValueType] = []
+        for size in sizes:
+            piece = list(shape)
+            if squeeze:
+                del piece[axis]
+            else:
+                piece[axis] = size
+            items.append(TensorType(elem, tuple(piece)))
+        _set_items(ctx, items)
+
+
+def _split_sizes(ctx: InferenceContext, dim: Dim) -> list[Dim] | None:
+    """The length of each piece along the axis, when their number is known."""
+    if not ctx.has_input(1):
+        return [1 for _ in range(dim)] if isinstance(dim, int) and dim <= MAX_ITEMS else None
+    split_shape = ctx.input_shape(1)
+    if split_shape == ():
+        const = ctx.input_const(1)
+        k = int(const) if const is not None and const.size == 1 else None
+        if k is None or k <= 0 or not isinstance(dim, int) or dim > k * MAX_ITEMS:
+            return None
+        n = -(-dim // k)
+        if n == 0:
+            return []
+        sizes: list[Dim] = [k for _ in range(n - 1)]
+        sizes.append(dim - k * (n - 1))
+        return sizes
+    sv = ctx.input_shape_value(1)
+    return list(sv) if sv is not None else None
 
 
 @shape_fn("ConcatFromSequence")
@@ -137,6 +236,7 @@ def concat_from_sequence(ctx: InferenceContext) -> None:
     elem = _tensor(_seq_elem(ctx, 0))
     if elem.shape is None or ctx.attr("axis") is None:
         ctx.set_output(0, None, elem.elem)
+        _concat_items(ctx)
         return
     new_axis = int(ctx.attr("new_axis", 0))
     if new_axis not in (0, 1):
@@ -149,6 +249,44 @@ def concat_from_sequence(ctx: InferenceContext) -> None:
     else:
         out[axis] = None
     ctx.set_output(0, tuple(out), elem.elem)
+    _concat_items(ctx)
+
+
+def _concat_items(ctx: InferenceContext) -> None:
+    """The concatenation of a sequence of known elements: their dims summed along the axis (counted, with
+    new_axis), each other dim the same in all of them."""
+    items = _items(ctx, 0)
+    if not items or ctx.attr("axis") is None or not all(isinstance(t, TensorType) for t in items):
+        return
+    shapes = [t.shape for t in items if isinstance(t, TensorType)]
+    if any(s is None or len(s) != len(shapes[0] or ()) for s in shapes):
+        return
+    rank = len(shapes[0] or ())
+    new_axis = int(ctx.attr("new_axis", 0))
+    hi = rank + 1 if new_axis else rank
+    axis = int(ctx.attr("axis"))
+    if not -hi <= axis < hi:
+        return
+    axis = axis + hi if axis < 0 else axis
+    common: list[Dim] = []
+    for j in range(rank):
+        if j == axis and not new_axis:
+            total: Dim = 0
+            for shape in shapes:
+                total = d.add(total, shape[j] if shape is not None else None)
+            common.append(total)
+            continue
+        dim: Dim = None
+        for shape in shapes:
+            try:
+                dim = sh.merge_dim(dim, shape[j] if shape is not None else None)
+            except sh.MergeError:
+                return  # elements that cannot be joined: left to the relaxed result (and to the runtime)
+        common.append(dim)
+    if new_axis:
+        common.insert(axis, len(items))
+    ctx.set_output(0, tuple(common), ctx.outputs[0].type.elem if ctx.outputs[0] is not None and
+                   isinstance(ctx.outputs[0].type, TensorType) else -1)  # fmt: skip
 
 
 # ---- optionals

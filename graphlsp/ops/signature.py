@@ -5,6 +5,7 @@ Resolved per (domain, op, opset version) and cached: `signature("Softmax", 13)`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -95,8 +96,20 @@ def _default(attr: Any) -> Any:
     return value
 
 
-@cache
+# Ops onnx has no schema for, declared in op libraries: `graphlsp.ops.library` installs their signatures here.
+library: Callable[[str, int, str], OpSignature | None] | None = None
+
+
 def signature(op_type: str, version: int, domain: str = "") -> OpSignature | None:
+    """The op's signature at an opset version: onnx's schema, else an op library's declaration."""
+    sig = schema_signature(op_type, version, domain)
+    if sig is None and library is not None:
+        return library(op_type, version, domain)
+    return sig
+
+
+@cache
+def schema_signature(op_type: str, version: int, domain: str = "") -> OpSignature | None:
     try:
         schema = onnx.defs.get_schema(op_type, version, domain)
     except Exception:

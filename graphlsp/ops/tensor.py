@@ -54,54 +54,12 @@ for _name, _bits in (("FLOAT8E8M0", 8), ("INT2", 2), ("UINT2", 2)):
 
 
 # ---------------------------------------------------------------- symbolic arithmetic with bounds
-Bounds = tuple[int | None, int | None]  # (lowest, highest) provable values; None is unbounded
+Bounds = d.Bounds
 
 
 def _bounds(x: Dim) -> Bounds:
     """Provable bounds of x, taking dims to be >= 0 and dim_params to be >= 1."""
-    if x is None:
-        return None, None
-    if isinstance(x, int):
-        return x, x
-    lo: int | None = 0
-    hi: int | None = 0
-    for mono, coeff in x.poly:
-        a, b = _mono_bounds(mono)
-        if coeff < 0:
-            a, b = b, a
-        lo = None if lo is None or a is None else lo + coeff * a
-        hi = None if hi is None or b is None else hi + coeff * b
-    return lo, hi
-
-
-def _mono_bounds(mono: tuple[Any, ...]) -> Bounds:
-    if len(mono) == 1:
-        return _atom_bounds(mono[0])
-    lo: int | None = 1
-    hi: int | None = 1
-    for atom in mono:
-        a, b = _atom_bounds(atom)
-        if a is None or a < 0:
-            return None, None
-        lo = None if lo is None else lo * a
-        hi = None if hi is None or b is None else hi * b
-    return lo, hi
-
-
-def _atom_bounds(atom: Any) -> Bounds:
-    if atom.kind == "sym":
-        return 1, None
-    if atom.kind == "floor":
-        lo, hi = _bounds(atom.args[0])
-        den = atom.args[1]
-        return (None if lo is None else lo // den), (None if hi is None else hi // den)
-    (a_lo, a_hi), (b_lo, b_hi) = _bounds(atom.args[0]), _bounds(atom.args[1])
-    if atom.kind == "min":
-        los = None if a_lo is None or b_lo is None else min(a_lo, b_lo)
-        his = [v for v in (a_hi, b_hi) if v is not None]
-        return los, (min(his) if his else None)
-    lows = [v for v in (a_lo, b_lo) if v is not None]
-    return (max(lows) if lows else None), (None if a_hi is None or b_hi is None else max(a_hi, b_hi))
+    return d.bounds(x, 1)
 
 
 def _lower(x: Dim) -> int | None:
@@ -821,7 +779,11 @@ def _bound(x: Dim, dim: Dim, lo: int, hi_off: int) -> Dim:
         if x < 0:
             return _max(d.add(dim, x), lo)
         return _min(x, d.add(dim, hi_off))
-    return _min(x, d.add(dim, hi_off)) if _at_least(x, 0) else None
+    if _at_least(x, 0):
+        return _min(x, d.add(dim, hi_off))
+    if _at_least(d.neg(x), 1):  # a negative bound counts from the end (`x[-n:]` with n = Shape(x)[i])
+        return _max(d.add(dim, x), lo)
+    return None
 
 
 def _slice_len(dim: Dim, start: Dim, end: Dim, step: int) -> Dim:

@@ -1,0 +1,190 @@
+"""The op libraries in use: the shipped ones (`libraries/*.onnxop`, read on first use) and a project's
+(`[tool.graphlsp] op-libraries`, added by the settings). Declarations are indexed by (domain, op); a project's
+declaration of an op at a version replaces a shipped one.
+
+Importing this module installs the catalog into op resolution (`graphlsp.graph.resolve.library`): a node whose op
+onnx does not know, but a library declares, resolves to the declaration (GL209 outside its opset range; GL211, a
+portability warning, when the library puts it in a domain onnx owns, as onnxruntime does SimplifiedLayerNormalization).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import threading
+from bisect import bisect_right
+from pathlib import Path
+
+from graphlsp.graph import findings as F
+from graphlsp.graph import ops as graph_ops
+from graphlsp.graph import resolve
+from graphlsp.graph.core import Node
+from graphlsp.oplib import model as m
+
+# The parser (and lark) and the checker are imported on first use: a model without such ops never pays for them.
+
+LIBRARIES = Path(__file__).resolve().parent / "libraries"
+CACHE_VERSION = "1"  # bump when the model's classes or the checker change what a checked library holds
+
+
+def builtin_paths() -> list[Path]:
+    return sorted(LIBRARIES.glob("*.onnxop"))
+
+
+def load(path: Path) -> m.Library:
+    """A library file parsed and checked. Reading the shipped onnxruntime library takes lark a third of a second,
+    so the result is kept in the user's cache directory, keyed by the file's path and bytes, the grammar and
+    graphlsp's version."""
+    from graphlsp import __version__
+    from graphlsp.oplib.checker import check_library
+    from graphlsp.oplib.parser import cache_dir, grammar_digest, parse_file, parse_library
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return check_library(parse_file(path))
+    h = hashlib.sha256(data)
+    h.update(f"\0{path}\0{grammar_digest()}\0{__version__}\0{CACHE_VERSION}".encode())
+    folder = cache_dir()
+    cached = folder / f"oplib-{h.hexdigest()[:32]}.pickle" if folder is not None else None
+    if cached is not None:
+        try:
+            with cached.open("rb") as f:
+                lib = pickle.load(f)
+            if isinstance(lib, m.Library):
+                return lib
+        except Exception:  # missing, truncated, or written by another version: read the file again
+            pass
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return check_library(parse_file(path))
+    lib = check_library(parse_library(text, str(path)))
+    if cached is not None:
+        tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        try:
+            with tmp.open("wb") as f:
+                pickle.dump(lib, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, cached)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    return lib
+
+
+class Catalog:
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._builtin: list[m.Library] | None = None
+        self._project: dict[str, tuple[tuple[int, int], m.Library]] = {}  # path -> ((mtime_ns, size), library)
+        self._index: dict[tuple[str, str], list[m.OpDecl]] | None = None
+        self.generation = 0  # bumped whenever the set of declarations changes
+
+    # ---- loading
+    def builtin(self) -> list[m.Library]:
+        with self._lock:
+            if self._builtin is None:
+                self._builtin = [load(p) for p in builtin_paths()]
+                self._changed()
+            return self._builtin
+
+    def add_files(self, paths: list[Path]) -> list[m.Library]:
+        """Read (or read again, when changed) a project's library files; returns them, problems included."""
+        out = []
+        with self._lock:
+            for p in paths:
+                key = str(p.resolve())
+                try:
+                    st = p.stat()
+                    stamp = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    stamp = (-1, -1)
+                found = self._project.get(key)
+                if found is None or found[0] != stamp:
+                    lib = load(p)
+                    self._project[key] = (stamp, lib)
+                    self._changed()
+                    found = self._project[key]
+                out.append(found[1])
+        return out
+
+    def clear_project(self) -> None:
+        """Forget every project library (the shipped ones stay)."""
+        with self._lock:
+            if self._project:
+                self._project.clear()
+                self._changed()
+
+    def libraries(self) -> list[m.Library]:
+        return [*self.builtin(), *(lib for _, lib in self._project.values())]
+
+    def _changed(self) -> None:
+        self._index = None
+        self.generation += 1
+
+    def _ops(self) -> dict[tuple[str, str], list[m.OpDecl]]:
+        index = self._index
+        if index is not None:
+            return index
+        with self._lock:
+            by_key: dict[tuple[str, str], dict[int, m.OpDecl]] = {}
+            for lib in self.libraries():  # shipped first: a project's declarations replace theirs
+                for op in lib.ops:
+                    by_key.setdefault((op.domain, op.name), {})[op.since] = op
+            index = {k: [v[s] for s in sorted(v)] for k, v in by_key.items()}
+            self._index = index
+            return index
+
+    # ---- queries
+    def versions(self, domain: str, op: str) -> list[m.OpDecl]:
+        """Every declaration of the op, oldest `since` first."""
+        return self._ops().get((domain, op), [])
+
+    def lookup(self, domain: str, op: str, version: int | None) -> m.OpDecl | None:
+        """The declaration in force at an opset version (the newest whose `since` is at most the version)."""
+        decls = self.versions(domain, op)
+        if not decls:
+            return None
+        if version is None:
+            return decls[-1]
+        i = bisect_right([d.since for d in decls], version) - 1
+        if i < 0 or not decls[i].covers(version):
+            return None
+        return decls[i]
+
+    def domains(self) -> set[str]:
+        return {d for d, _ in self._ops()}
+
+    def op_names(self, domain: str) -> list[str]:
+        return sorted(op for d, op in self._ops() if d == domain)
+
+
+CATALOG = Catalog()
+
+
+def _resolve(node: Node, importer: str) -> tuple[bool, resolve.Issue | None]:
+    """Op resolution for an op onnx does not know: (declared, what to report)."""
+    decls = CATALOG.versions(node.domain, node.op_type)
+    if not decls:
+        return False, None
+    where = graph_ops.domain_label(node.domain)
+    decl = CATALOG.lookup(node.domain, node.op_type, node.version)
+    if decl is None:
+        ranges = ", ".join(f"{d.since}" + ("+" if d.until is None else f"-{d.until}" if d.until != d.since else "")
+                           for d in decls)  # fmt: skip
+        return True, (F.OP_NOT_IN_OPSET, f"'{node.op_type}' is not in opset {node.version} of {where}: the "
+                      f"{decls[0].library} library declares it for opset {ranges}", node.op_span)  # fmt: skip
+    from graphlsp.oplib.checker import onnx_domains
+
+    if node.domain == "" or node.domain in onnx_domains():
+        message = f"'{node.op_type}' is not an ONNX op: only {decl.library} defines it in {where}, a domain the " \
+            "ONNX standard owns; onnx's checker and other runtimes reject the model"  # fmt: skip
+        if decl.alternative:
+            message += f"; {decl.alternative}"
+        return True, (F.RUNTIME_SPECIFIC_OP, message, node.op_span)
+    return True, None
+
+
+resolve.library = _resolve
