@@ -1,12 +1,12 @@
-"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [--json]`: each figure next to its budget and
-onnx's time."""
+"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [scale] [--json]`: each figure next to its budget
+and onnx's time (`scale` runs only when named)."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from bench import binary, fold, infer, lint, lsp, parse
+from bench import binary, fold, infer, lint, lsp, parse, scale
 
 
 def main(argv: list[str]) -> int:
@@ -47,6 +47,12 @@ def main(argv: list[str]) -> int:
         results["binary"] = r
         print("== binary")
         for line in binary.report(r):
+            print(line)
+    if "scale" in which:
+        r = scale.run()
+        results["scale"] = r
+        print("== scale")
+        for line in scale.report(r):
             print(line)
     if "--json" in argv:
         print(json.dumps(results, indent=2))

@@ -1,5 +1,5 @@
 """graphlsp's language server (pygls 2): document sync, diagnostics (push or pull), hover, definition,
-references, document highlight and symbols.
+references, document highlight and symbols, on ONNX text and on read-only text views of binary models.
 
 Thin by design: it keeps one `Analysis` per open document, applies each incremental change to it in order on a
 single worker thread (off the event loop), and translates positions and results. A document's newer version
@@ -9,6 +9,12 @@ No edit is ever lost: a queued job is never cancelled (a cancelled request only 
 document's text is kept apart from its analysis, so that a crash of the analysis costs the analysis (reported as an
 internal-error diagnostic on line 1, and tried again at the next edit), never the text. Positions count lines as
 LSP does (`\r\n`, `\n` and a lone `\r`).
+
+A `.onnx` document (its `file:` URI, or the same path under the `graphlsp-view:` scheme) is a view: the server
+reads the file and renders it as ONNX text (`graphlsp.view`), whatever text the client sent, once per version of
+the file on disk. The client gets the same text from the `graphlsp.renderView` command; edits to a view are
+refused (window/showMessage), and when the file changes (workspace/didChangeWatchedFiles, a re-open, a
+renderView) the view is rendered again and the client told (`graphlsp/viewChanged`) to fetch it.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from lsprotocol import types as lsp
@@ -31,12 +38,14 @@ from pygls.protocol import default_converter
 
 from graphlsp import __version__, query
 from graphlsp.analysis import Analysis, warm_up
+from graphlsp.graph.core import Node
 from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
 from graphlsp.lint.diagnostics import collect_analysis
 from graphlsp.lint.runner import finalize
-from graphlsp.lsp import convert
+from graphlsp.lsp import convert, views
 from graphlsp.lsp.protocol import ErrorReply, GraphLspProtocol, RawJSON
 from graphlsp.syntax.positions import LineIndex
+from graphlsp.view import BinaryView, render
 
 log = logging.getLogger("graphlsp.lsp")
 _SESSION = uuid.uuid4().hex[:8]  # result ids of another server process never match this one's
@@ -72,6 +81,11 @@ class DocState:
     report_id: str = ""
     crs: int = 0  # how many \r the text holds
     own_lines: convert.LspLines | None = None  # kept while the text holds a \r or has no analysis
+    # a view of a binary model: `view` is what the document shows (its analysis is `analysis`), `text` the
+    # client's copy (the same text unless the client edited it, which is refused), `path` the model's file
+    view: BinaryView | None = None
+    path: str = ""
+    refused: bool = False  # the client was told that its edit is not applied (until its text is the view again)
 
     @property
     def lines(self) -> LineIndex:
@@ -115,6 +129,30 @@ class DocState:
         else:
             self.own_lines = convert.LspLines(self.text)
 
+    def show(self, view: BinaryView) -> None:
+        """A view document shows this rendering of its model."""
+        self.view, self.analysis, self.crash, self.own_lines = view, view.analysis, "", None
+        if self.text == view.text:
+            self.refused = False
+
+    def apply_to_client_text(self, changes: list[lsp.TextDocumentContentChangeEvent], enc: str) -> None:
+        """A view's client text after the client's changes (the view itself does not change)."""
+        text = self.text
+        lines: convert.LspLines | None = None
+        for change in changes:
+            if isinstance(change, lsp.TextDocumentContentChangePartial):
+                lines = lines if lines is not None else convert.LspLines(text)
+                start = convert.offset(lines, change.range.start, enc)
+                end = max(start, convert.offset(lines, change.range.end, enc))
+                new = text[:start] + change.text + text[end:]
+                lines.replace(start, end, change.text, new)
+                text = new
+            else:
+                text, lines = change.text, None
+        self.text = text
+        if self.view is not None and text == self.view.text:
+            self.refused = False
+
     def _analyse(self, cap: int) -> None:
         self.analysis, self.crash = None, ""
         try:
@@ -133,6 +171,7 @@ class GraphLspServer(LanguageServer):
         self.options: dict[str, Any] = {}  # the editor's settings (initializationOptions, workspace/configuration)
         self._settings: dict[str, Settings] = {}  # per document; emptied when any setting changes
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphlsp-analysis")
+        self.views: dict[str, BinaryView] = {}  # path -> its latest rendering (touched on the worker thread only)
 
     @property
     def encoding(self) -> str:
@@ -188,14 +227,59 @@ class GraphLspServer(LanguageServer):
             if state is self.docs.get(uri) and state.last is last:
                 return state
 
+    def on_worker(self, fn: Callable[[], T]) -> asyncio.Future[T]:
+        """fn on the analysis thread, after every job queued (for no document in particular)."""
+        return asyncio.get_running_loop().run_in_executor(self.worker, fn)
+
+    def view_of(self, path: str, cap: int) -> BinaryView:
+        """The model's view, rendered again when the file changed since (or the fold size cap did). On the
+        worker thread. Raises OSError."""
+        view = self.views.pop(path, None)
+        if view is None or not view.current() or view.analysis.fold_size_cap != cap:
+            view = render(path, cap)
+        self.views[path] = view  # the most recently used last
+        shown = {s.path for s in list(self.docs.values()) if s.view is not None}
+        spare = [p for p in self.views if p not in shown and p != path]
+        for p in spare[: max(0, len(spare) - 2)]:  # a few rendered for no open document (renderView before didOpen)
+            del self.views[p]
+        return view
+
+    def view_or_error(self, path: str, cap: int) -> BinaryView:
+        try:
+            return self.view_of(path, cap)
+        except OSError as e:
+            log.warning("cannot read %s: %s", path, e)
+            return views.unreadable(path, e, cap)
+
+    def cap_of(self, path: str) -> int:
+        return self.settings_for(Path(path).as_uri()).fold_size_cap
+
+    async def refresh_view(self, path: str) -> BinaryView:
+        """The model's current view; the open documents showing an older one show this one, and their clients
+        are told to fetch its text."""
+        cap = self.cap_of(path)
+        view = await self.on_worker(lambda: self.view_or_error(path, cap))
+        for state in [s for s in list(self.docs.values()) if s.path == path]:
+            if state.view is view:
+                continue
+            await self.submit(state, lambda st=state: st.show(view))  # type: ignore[misc]
+            self.view_shown(state)
+            await _publish_if_latest(self, state, state.version)
+        if self.pull_client and _refresh_support(self, "diagnostics"):
+            self.workspace_diagnostic_refresh(None)
+        return view
+
+    def view_shown(self, state: DocState) -> None:
+        """After a view document's view changed: a client that holds another text is told to fetch the view."""
+        if state.view is not None and state.text != state.view.text:
+            self.protocol.notify(views.VIEW_CHANGED, {"uri": state.uri, "path": state.path})
+
     def settings_for(self, uri: str) -> Settings:
         """`[tool.graphlsp]` of the file's project, with the editor's settings on top."""
-        from pygls.uris import to_fs_path
-
         found = self._settings.get(uri)
         if found is not None:
             return found
-        path = to_fs_path(uri) or "."
+        path = views.fs_path(uri) or "."
         try:
             found = from_editor(load_settings(path if os.path.exists(path) else "."), self.options)
         except ConfigError as e:
@@ -209,18 +293,36 @@ class GraphLspServer(LanguageServer):
         one error on line 1."""
         a = state.analysis
         crash = state.crash or "the document has no analysis"
-        if a is not None:
+        if state.view is not None:
+            try:
+                return self.view_diagnostics(state)
+            except Exception as e:
+                log.exception("the diagnostics of %s failed", state.uri)
+                crash = f"{type(e).__name__}: {e}"
+        elif a is not None:
             try:
                 settings = self.settings_for(state.uri)
                 if settings.fold_size_cap != a.fold_size_cap:  # the setting changed: evaluate again under the new cap
                     a = state.analysis = Analysis(a.doc, settings.fold_size_cap)
-                diags = finalize(collect_analysis(a, state.uri), a.doc.text, state.uri, settings)
+                path = views.fs_path(state.uri) or state.uri
+                diags = finalize(collect_analysis(a, path), a.doc.text, path, settings)
                 return state.converted.convert(state.lines, a.doc.text, diags, state.uri, self.encoding,
                                                _CONVERTER.unstructure)  # fmt: skip
             except Exception as e:
                 log.exception("the diagnostics of %s failed", state.uri)
                 crash = f"{type(e).__name__}: {e}"
         return [json.dumps(_CONVERTER.unstructure(convert.internal_error(state.lines, crash, self.encoding)))]
+
+    def view_diagnostics(self, state: DocState) -> list[str]:
+        """`graphlsp check` on the binary model, each finding on the view's line for its node."""
+        settings = self.settings_for(state.uri)
+        view = state.view
+        assert view is not None
+        if settings.fold_size_cap != view.analysis.fold_size_cap:  # the setting changed: render under the new cap
+            view = self.view_or_error(state.path, settings.fold_size_cap)
+            state.show(view)
+        diags = finalize(views.diagnostics(view, state.path), "", state.path, settings)
+        return state.converted.convert(state.lines, view.text, diags, state.uri, self.encoding, _CONVERTER.unstructure)
 
     def publish(self, state: DocState, version: int, payload: list[str]) -> None:
         """publishDiagnostics from the diagnostics' JSON text (pygls would convert and serialize each again)."""
@@ -318,13 +420,27 @@ async def _publish_if_latest(ls: GraphLspServer, state: DocState, version: int) 
         ls.publish(state, version, payload)
 
 
+def _refresh_support(ls: GraphLspServer, kind: str) -> bool:
+    """Whether the client takes workspace/<kind>/refresh (diagnostics, inlayHint, semanticTokens)."""
+    workspace = getattr(getattr(ls.protocol, "client_capabilities", None), "workspace", None)
+    attr = {"diagnostics": "diagnostics", "inlayHint": "inlay_hint", "semanticTokens": "semantic_tokens"}[kind]
+    return bool(getattr(getattr(workspace, attr, None), "refresh_support", False))
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
 @_guard(None)
 async def did_open(ls: GraphLspServer, params: lsp.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
-    state = ls.docs[doc.uri] = DocState(doc.uri, doc.version, doc.text)
+    path = views.view_path(doc.uri)
+    state = ls.docs[doc.uri] = DocState(doc.uri, doc.version, doc.text, path=path or "")
     ls._settings.pop(doc.uri, None)  # the project's config may have changed since
-    await ls.submit(state, lambda: state.open(doc.text, ls.settings_for(doc.uri).fold_size_cap))
+    if path is not None:  # a binary model: the server's rendering, not the client's text
+        ls._settings.pop(Path(path).as_uri(), None)
+        cap = ls.settings_for(doc.uri).fold_size_cap
+        await ls.submit(state, lambda: state.show(ls.view_or_error(path, cap)))
+        ls.view_shown(state)
+    else:
+        await ls.submit(state, lambda: state.open(doc.text, ls.settings_for(doc.uri).fold_size_cap))
     await _publish_if_latest(ls, state, doc.version)
 
 
@@ -338,6 +454,9 @@ async def did_change(ls: GraphLspServer, params: lsp.DidChangeTextDocumentParams
     state.version = version
     changes = list(params.content_changes)
     enc = ls.encoding
+    if state.view is not None:
+        await _view_changed_by_client(ls, state, changes, version)
+        return
 
     def apply() -> None:
         cap = ls.settings_for(state.uri).fold_size_cap
@@ -352,6 +471,48 @@ async def did_change(ls: GraphLspServer, params: lsp.DidChangeTextDocumentParams
 
     await ls.submit(state, apply)
     await _publish_if_latest(ls, state, version)
+
+
+async def _view_changed_by_client(ls: GraphLspServer, state: DocState, changes: list[Any], version: int) -> None:
+    """A change to a view's text: the client catching up with a new rendering (its text is the view again), or
+    an edit, which is refused: the document stays the view, and the user is told so (once until the client's
+    text is the view again). An edit made after the file changed on disk is checked against the new rendering."""
+    enc = ls.encoding
+    was_refused = state.refused
+
+    def apply() -> bool:
+        state.apply_to_client_text(changes, enc)
+        view = state.view
+        if view is not None and state.text != view.text and not view.current():
+            state.show(ls.view_or_error(state.path, view.analysis.fold_size_cap))
+            return True
+        return False
+
+    if await ls.submit(state, apply):
+        ls.view_shown(state)
+    if state.view is not None and state.text != state.view.text and not was_refused:
+        state.refused = True
+        ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=(
+            f"graphlsp: {Path(state.path).name} is a read-only view of a binary ONNX model: edits are not applied. "
+            "To edit the model, save it as ONNX text (graphlsp.saveViewAsText) and open that.")))  # fmt: skip
+    await _publish_if_latest(ls, state, version)
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+@_guard(None)
+async def watched_files_changed(ls: GraphLspServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+    """A model on disk changed: its open views are rendered again (and their clients told to fetch them)."""
+    paths: list[str] = []
+    for change in params.changes:
+        path = views.fs_path(change.uri)
+        if path is None or path in paths:
+            continue
+        if any(s.path == path for s in list(ls.docs.values())):
+            paths.append(path)
+        else:  # no open view: forget a rendering kept for one
+            await ls.on_worker(functools.partial(ls.views.pop, path, None))
+    for path in paths:
+        await ls.refresh_view(path)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -438,7 +599,55 @@ async def highlight(ls: GraphLspServer, params: lsp.DocumentHighlightParams) -> 
     ]
 
 
-_SYMBOL_KIND = {"graph": lsp.SymbolKind.Module, "function": lsp.SymbolKind.Function, "node": lsp.SymbolKind.Event}
+_SYMBOL_KIND = {"graph": lsp.SymbolKind.Module, "function": lsp.SymbolKind.Function, "node": lsp.SymbolKind.Event,
+                "subgraph": lsp.SymbolKind.Namespace}  # fmt: skip
+
+
+def _node_symbol(n: Node) -> query.Symbol | None:
+    """A node as the outline shows it (query.document_symbols' way), its subgraphs and their nodes below it."""
+    if n.span is None or n.op_span is None:
+        return None
+    outs = ", ".join(v.name for v in n.outputs if v is not None)
+    sym = query.Symbol(n.label or outs or n.op_type, "node", n.span, n.op_span, n.op_type)
+    sym.children = _subgraph_symbols(n)
+    return sym
+
+
+def _subgraph_symbols(n: Node) -> list[query.Symbol]:
+    from graphlsp.syntax.lower import text_graph
+
+    out = []
+    for attr, graphs in n.subgraphs.items():
+        for g in graphs:
+            tg = text_graph(g)
+            if tg is None:
+                continue
+            o = tg.piece.origin
+            last = g.nodes[-1].span if g.nodes else None
+            end = last[1] if last is not None else o + tg.sig.end
+            name = (o + tg.sig.name.start, o + tg.sig.name.end)
+            sym = query.Symbol(g.name, "subgraph", (o + tg.sig.start, end), name, attr)
+            sym.children = [c for c in map(_node_symbol, g.nodes) if c is not None]
+            out.append(sym)
+    return out
+
+
+def _outline(a: Analysis) -> list[query.Symbol]:
+    """The document's symbols: graphs and functions with their nodes (query.document_symbols), and below a node
+    with subgraphs (If, Loop, Scan) each subgraph with its nodes, at any depth."""
+    top = query.document_symbols(a)
+    with_subgraphs: dict[tuple[int, int], Node] = {}
+    for g in [a.model.graph, *(f.body for f in a.model.functions.values())]:
+        for n in g.nodes if g is not None else []:
+            if n.subgraphs and n.span is not None:
+                with_subgraphs[n.span] = n
+    if with_subgraphs:
+        for s in top:
+            for c in s.children:
+                owner = with_subgraphs.get(c.span)
+                if owner is not None:
+                    c.children = _subgraph_symbols(owner)
+    return top
 
 
 def _symbols_json(state: DocState, enc: str) -> str:
@@ -457,7 +666,7 @@ def _symbols_json(state: DocState, enc: str) -> str:
             d["children"] = [one(c) for c in s.children]
         return d
 
-    return json.dumps([one(s) for s in query.document_symbols(a)], ensure_ascii=False)
+    return json.dumps([one(s) for s in _outline(a)], ensure_ascii=False)
 
 
 def _cached(state: DocState, key: str, make: Callable[[], T]) -> T:
@@ -544,6 +753,8 @@ async def rename(ls: GraphLspServer, params: lsp.RenameParams) -> lsp.WorkspaceE
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None:
         return None
+    if state.view is not None:
+        return ErrorReply(lsp.LSPErrorCodes.RequestFailed, _READ_ONLY.format(name=Path(state.path).name))
     a, enc = state.analysis, ls.encoding
     result = query.rename(a, convert.offset(state.lines, params.position, enc), params.new_name)
     if isinstance(result, str):  # LSP: a rename that cannot be done is an error with the reason, which editors show
@@ -564,7 +775,7 @@ _COMPLETION_KIND = {
 @_guard(None)
 async def completion(ls: GraphLspServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
     state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None:
+    if state is None or state.analysis is None or state.view is not None:  # nothing is typed into a view
         return None
     a, enc = state.analysis, ls.encoding
     items = query.completions(a, convert.offset(state.lines, params.position, enc))
@@ -582,19 +793,24 @@ async def workspace_symbols(ls: GraphLspServer, params: lsp.WorkspaceSymbolParam
         state = await ls.current(uri)
         if state is None or state.analysis is None:
             continue
-        a, enc = state.analysis, ls.encoding
-        for sym in query.document_symbols(a):
-            for s in [sym, *sym.children]:
-                if params.query.lower() in s.name.lower():
-                    out.append(lsp.SymbolInformation(
-                        name=s.name, kind=_SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object),
-                        location=lsp.Location(uri=uri, range=convert.span_range(state.lines, *s.selection, enc)),
-                        container_name=sym.name if s is not sym else None,
-                    ))  # fmt: skip
+        a, enc, wanted = state.analysis, ls.encoding, params.query.lower()
+        todo: list[tuple[query.Symbol, str | None]] = [(s, None) for s in _outline(a)]
+        while todo:
+            s, container = todo.pop()
+            if wanted in s.name.lower():
+                out.append(lsp.SymbolInformation(
+                    name=s.name, kind=_SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object),
+                    location=lsp.Location(uri=uri, range=convert.span_range(state.lines, *s.selection, enc)),
+                    container_name=container,
+                ))  # fmt: skip
+            todo.extend((c, s.name) for c in reversed(s.children))
     return out
 
 
 FOLD_ALL = lsp.CodeActionKind.Source + ".foldConstants"  # "fold all constants" for the whole file
+_READ_ONLY = (
+    "{name} is a read-only view of a binary ONNX model: save it as ONNX text (graphlsp.saveViewAsText) to edit it"
+)
 
 
 @server.feature(
@@ -614,6 +830,9 @@ async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list
 
     def wanted(kind: str) -> bool:
         return not only or any(kind == k or kind.startswith(k + ".") for k in only)
+
+    if state.view is not None:  # no edits to a view: its source actions write new files beside the model
+        return [x for x in _view_actions(state.path) if x.kind is not None and wanted(x.kind)]
 
     def workspace_edit(edits: list[tuple[int, int, str]]) -> lsp.WorkspaceEdit:
         text_edits = [lsp.TextEdit(range=convert.span_range(lines, s, e, enc), new_text=t) for s, e, t in edits]
@@ -654,6 +873,18 @@ async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list
     return RawJSON(f"[{','.join(payload)}]")
 
 
+def _view_actions(path: str) -> list[lsp.CodeAction]:
+    text, folded = Path(views.beside(path, ".onnxtxt")).name, Path(views.beside(path, ".folded.onnx")).name
+    save = f"Save the model as ONNX text ({text}, with its data)"
+    fold = f"Fold constants into a new model ({folded})"
+    return [
+        lsp.CodeAction(title=save, kind=lsp.CodeActionKind.Source,
+                       command=lsp.Command(title=save, command=views.SAVE_AS_TEXT, arguments=[{"path": path}])),
+        lsp.CodeAction(title=fold, kind=FOLD_ALL,
+                       command=lsp.Command(title=fold, command=views.FOLD_BINARY, arguments=[{"path": path}])),
+    ]  # fmt: skip
+
+
 @server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))
 @_guard(None)
 async def signature_help(ls: GraphLspServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
@@ -678,10 +909,95 @@ async def formatting(ls: GraphLspServer, params: lsp.DocumentFormattingParams) -
     from graphlsp.syntax.format import format_text
 
     state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None:
+    if state is None or state.analysis is None or state.view is not None:  # a view is never edited
         return None
     a, enc = state.analysis, ls.encoding
     new = await ls.submit(state, lambda: format_text(a.doc.text))
     if new is None or new == a.doc.text:
         return [] if new is not None else None
     return [lsp.TextEdit(range=convert.span_range(state.lines, 0, len(a.doc.text), enc), new_text=new)]
+
+
+# ---- commands: binary models (graphlsp/lsp/views.py)
+
+
+def _no_target(command: str) -> ErrorReply:
+    return ErrorReply(lsp.ErrorCodes.InvalidParams, f"{command} takes one argument: {{\"uri\": ...}} or "
+                      "{\"path\": ...} of a .onnx file")  # fmt: skip
+
+
+@server.command(views.RENDER)
+async def render_view(ls: GraphLspServer, *args: Any) -> RawJSON | ErrorReply:
+    """{uri} or {path} of a .onnx file -> {path, uri, text, error}: the read-only view the server serves for
+    the file (a client opens a document with this text; the server renders it again when the file changed)."""
+    path, _ = views.command_target(args)
+    if path is None:
+        return _no_target(views.RENDER)
+    view = await ls.refresh_view(path)
+    answer = {"path": path, "uri": Path(path).as_uri(), "text": view.text, "error": view.error or None}
+    return RawJSON(json.dumps(answer, ensure_ascii=False))
+
+
+async def _may_write(ls: GraphLspServer, target: str, opts: dict[str, Any]) -> bool:
+    """Whether to write `target`: yes when it does not exist or `overwrite` is true; else the user is asked."""
+    if not os.path.exists(target) or opts.get("overwrite") is True:
+        return True
+    if opts.get("overwrite") is False:
+        return False
+    answer = await ls.window_show_message_request_async(lsp.ShowMessageRequestParams(
+        type=lsp.MessageType.Warning, message=f"graphlsp: {target} exists. Overwrite it?",
+        actions=[lsp.MessageActionItem(title="Overwrite"), lsp.MessageActionItem(title="Cancel")]))  # fmt: skip
+    return answer is not None and answer.title == "Overwrite"
+
+
+def _write_text(path: str, text: str) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+@server.command(views.SAVE_AS_TEXT)
+async def save_view_as_text(ls: GraphLspServer, *args: Any) -> dict[str, Any] | ErrorReply:
+    """{uri|path, overwrite?} -> {path, written}: the model as ONNX text with all its data (`graphlsp convert
+    model.onnx model.onnxtxt`), written beside it as `<name>.onnxtxt`."""
+    path, opts = views.command_target(args)
+    if path is None:
+        return _no_target(views.SAVE_AS_TEXT)
+    target = views.beside(path, ".onnxtxt")
+    if not await _may_write(ls, target, opts):
+        return {"path": None, "written": False}
+    try:
+        text = await ls.on_worker(lambda: views.model_text(path))
+        await ls.on_worker(lambda: _write_text(target, text))
+    except Exception as e:  # OSError, a model that cannot be read
+        log.exception("saveViewAsText %s", path)
+        return ErrorReply(lsp.LSPErrorCodes.RequestFailed, f"cannot save {path} as ONNX text: {type(e).__name__}: {e}")
+    ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=f"graphlsp: wrote {target}"))
+    return {"path": target, "uri": Path(target).as_uri(), "written": True}
+
+
+@server.command(views.FOLD_BINARY)
+async def fold_binary(ls: GraphLspServer, *args: Any) -> dict[str, Any] | ErrorReply:
+    """{uri|path, overwrite?} -> {path, written, folded, constants, removed}: the model with its constant
+    subgraphs folded (`graphlsp fold model.onnx -o model.folded.onnx`), written beside it when anything folds."""
+    path, opts = views.command_target(args)
+    if path is None:
+        return _no_target(views.FOLD_BINARY)
+    target = views.beside(path, ".folded.onnx")
+    if not await _may_write(ls, target, opts):
+        return {"path": None, "written": False, "folded": 0, "constants": 0, "removed": 0}
+    cap = ls.cap_of(path)
+    try:
+        folded, constants, removed = await ls.on_worker(lambda: views.fold_binary(path, target, cap))
+    except Exception as e:
+        log.exception("foldBinary %s", path)
+        return ErrorReply(lsp.LSPErrorCodes.RequestFailed, f"cannot fold {path}: {type(e).__name__}: {e}")
+    if folded:
+        message = (f"graphlsp: folded {folded} node{'s' if folded != 1 else ''} into {constants} Constant"
+                   f"{'s' if constants != 1 else ''}, removed {removed} more: wrote {target}")  # fmt: skip
+    else:
+        message = f"graphlsp: {Path(path).name} has no constant subgraph to fold: nothing written"
+    ls.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Info, message=message))
+    return {"path": target if folded else None, "written": bool(folded), "folded": folded, "constants": constants,
+            "removed": removed}  # fmt: skip

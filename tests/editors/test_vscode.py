@@ -81,8 +81,10 @@ def test_node_tests_ran_with_the_real_server(build: tuple[int, str]) -> None:
     _, output = build
     counts = dict(re.findall(r"^# (pass|fail|skipped) (\d+)$", output, re.M))
     assert counts.get("fail") == "0" and counts.get("skipped") == "0", output[-6000:]
-    assert int(counts.get("pass", 0)) >= 14
+    assert int(counts.get("pass", 0)) >= 16
     for name in ("the real server, configured like the extension does it",
+                 "a binary model as the extension opens it: a graphlsp-view: document",
+                 "*.onnx opens as a read-only text view: custom editor, view scheme, activation",
                  "the bundled extension activates, starts the server and registers its providers"):  # fmt: skip
         assert re.search(rf"^ok \d+ - {re.escape(name)}$", output, re.M), output[-6000:]
 
@@ -100,3 +102,7 @@ def test_vsix_contents(build: tuple[int, str]) -> None:
             "extension/language-configuration.json", "extension/readme.md"} <= names  # fmt: skip
     assert not any(n.startswith(("extension/node_modules/", "extension/src/", "extension/test/")) for n in names)
     assert manifest["contributes"]["languages"][0]["extensions"] == [".onnxtxt", ".onnxtext"]
+    # binary models: *.onnx opens as the server's read-only text view
+    [editor] = manifest["contributes"]["customEditors"]
+    assert editor["selector"] == [{"filenamePattern": "*.onnx"}] and editor["priority"] == "default"
+    assert "onFileSystem:graphlsp-view" in manifest["activationEvents"]

@@ -1,6 +1,12 @@
--- ONNX text: `#` comments (gc, gcc), words are names.
+-- ONNX text: `#` comments (gc, gcc), words are names; `gd` goes to the value's producer (LSP definition).
 vim.bo.commentstring = '# %s'
 vim.bo.comments = ':#'
 vim.bo.iskeyword = '@,48-57,_'
-vim.b.undo_ftplugin = (vim.b.undo_ftplugin and (vim.b.undo_ftplugin .. ' | ') or '')
-  .. 'setlocal commentstring< comments< iskeyword<'
+local undo = 'setlocal commentstring< comments< iskeyword<'
+if vim.g.graphlsp_no_maps ~= true then
+  vim.keymap.set('n', 'gd', function()
+    vim.lsp.buf.definition()
+  end, { buffer = true, desc = 'graphlsp: go to the producer of the value under the cursor' })
+  undo = undo .. " | silent! nunmap <buffer> gd"
+end
+vim.b.undo_ftplugin = (vim.b.undo_ftplugin and (vim.b.undo_ftplugin .. ' | ') or '') .. undo

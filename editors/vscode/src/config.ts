@@ -74,9 +74,46 @@ export function startFailure(s: Settings, error: unknown): string {
   const cmd = [s.command, ...s.args].join(' ');
   if (/ENOENT|not found|spawn/i.test(reason)) {
     return (
-      `graphlsp: could not run \`${cmd}\` (${reason}). Install graphlsp (\`pip install graphlsp\`) or set ` +
-      '"graphlsp.server.command" to its full path, e.g. /path/to/venv/bin/graphlsp.'
+      `graphlsp: could not run \`${cmd}\` (${reason}). Install graphlsp from its repository ` +
+      '(`pip install /path/to/graphlsp`) or set "graphlsp.server.command" to its full path, e.g. ' +
+      '/path/to/venv/bin/graphlsp.'
     );
   }
   return `graphlsp: the language server \`${cmd}\` failed to start: ${reason}`;
+}
+
+// ---- binary models (*.onnx): read-only text views rendered by the server
+
+/** The scheme of a model's view: `graphlsp-view:/path/to/model.onnx` shows `/path/to/model.onnx`. */
+export const VIEW_SCHEME = 'graphlsp-view';
+/** The custom editor that opens `*.onnx` as its view (package.json `customEditors`). */
+export const VIEW_TYPE = 'graphlsp.onnxView';
+/** The server's commands: render a view ({path} -> {text}), save the model as text, fold it into a new model. */
+export const RENDER_VIEW = 'graphlsp.renderView';
+export const SAVE_AS_TEXT = 'graphlsp.saveViewAsText';
+export const FOLD_BINARY = 'graphlsp.foldBinary';
+/** Server -> client, {uri, path}: the model changed on disk and its view was rendered again. */
+export const VIEW_CHANGED = 'graphlsp/viewChanged';
+/** Commands the server offers (vscode-languageclient registers them) that the palette shows. */
+export const SERVER_COMMANDS = [SAVE_AS_TEXT, FOLD_BINARY];
+
+/** Whether a path is a binary ONNX model. */
+export function isModelPath(p: string): boolean {
+  return /\.onnx$/i.test(p);
+}
+
+/**
+ * The arguments of a server command on a model: the ones given (a command of a code action carries
+ * `[{path}]`), else the model of the active view, else none (the command is then refused).
+ */
+export function commandArguments(args: unknown[], activeViewPath: string | undefined): unknown[] | undefined {
+  if (args.length > 0 && args[0] !== undefined) return args;
+  return activeViewPath ? [{ path: activeViewPath }] : undefined;
+}
+
+/** The answer of `graphlsp.renderView`, checked. */
+export function viewText(answer: unknown): string {
+  const text = (answer as { text?: unknown } | null)?.text;
+  if (typeof text !== 'string') throw new Error(`graphlsp: the server sent no view (${JSON.stringify(answer)})`);
+  return text;
 }

@@ -1,9 +1,19 @@
 // graphlsp for VS Code: starts `graphlsp serve` for *.onnxtxt / *.onnxtext files and connects it with
 // vscode-languageclient. Everything but the settings plumbing comes from the server.
+//
+// Binary models (*.onnx) open as read-only text views: a custom editor for *.onnx (and the command "Open ONNX
+// Model as Text View") opens the virtual document `graphlsp-view:/path/model.onnx`, language onnxtxt, whose text
+// the server renders (`graphlsp.renderView`). The server recognises the scheme and serves its own rendering, so
+// every language feature works on it. A watcher on the file tells the server when it changes; the server renders
+// it again and says so (`graphlsp/viewChanged`), and the document is fetched again.
 
+import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
+  ExecuteCommandRequest,
+  FileChangeType,
   InlayHintRequest,
   LanguageClient,
   type LanguageClientOptions,
@@ -32,10 +42,20 @@ function createClient(settings: config.Settings): LanguageClient {
     documentSelector: [
       { scheme: 'file', language: config.LANGUAGE_ID },
       { scheme: 'untitled', language: config.LANGUAGE_ID },
+      { scheme: config.VIEW_SCHEME, language: config.LANGUAGE_ID },
     ],
     initializationOptions: config.serverSettings(settings),
     outputChannel: output,
     middleware: {
+      // The server's model commands (save as text, fold) from the palette or a title button: the active view's model.
+      executeCommand: async (command, args, next) => {
+        const given = config.commandArguments(args, activeViewPath());
+        if (given === undefined) {
+          void vscode.window.showErrorMessage(`graphlsp: ${command} works on an ONNX model opened as a text view`);
+          return undefined;
+        }
+        return next(command, given);
+      },
       workspace: {
         // The server asks for the `graphlsp` section: answer with the settings it reads, not the editor-only ones.
         configuration: async (params, token, next) => {
@@ -47,7 +67,124 @@ function createClient(settings: config.Settings): LanguageClient {
       },
     },
   };
-  return new LanguageClient(config.SECTION, 'graphlsp', serverOptions, clientOptions);
+  const c = new LanguageClient(config.SECTION, 'graphlsp', serverOptions, clientOptions);
+  c.onNotification(config.VIEW_CHANGED, (params: { path?: string }) => {
+    if (typeof params?.path === 'string') views.changed(viewUri(vscode.Uri.file(params.path)));
+  });
+  return c;
+}
+
+// ---- binary models
+
+/** The view of a model file: the same path under the graphlsp-view scheme. */
+function viewUri(file: vscode.Uri): vscode.Uri {
+  return file.with({ scheme: config.VIEW_SCHEME });
+}
+
+function activeViewPath(): string | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  return doc?.uri.scheme === config.VIEW_SCHEME ? doc.uri.fsPath : undefined;
+}
+
+/** The running client, once any start or restart under way is done. */
+async function runningClient(): Promise<LanguageClient> {
+  await busy;
+  if (!client) throw new Error('graphlsp: the language server is not running (graphlsp: Show Language Server Output)');
+  return client;
+}
+
+/** The views' text, from the server; a watcher per open model tells the server when the file changes. */
+class Views implements vscode.TextDocumentContentProvider {
+  private readonly emitter = new vscode.EventEmitter<vscode.Uri>();
+  private readonly watchers = new Map<string, vscode.Disposable>();
+  readonly onDidChange = this.emitter.event;
+
+  async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+    const c = await runningClient();
+    this.watch(uri.fsPath);
+    const answer = await c.sendRequest(ExecuteCommandRequest.type, { command: config.RENDER_VIEW,
+      arguments: [{ path: uri.fsPath }] }, token);
+    return config.viewText(answer);
+  }
+
+  changed(uri: vscode.Uri): void {
+    this.emitter.fire(uri);
+  }
+
+  private watch(file: string): void {
+    if (this.watchers.has(file)) return;
+    const watcher = vscode.workspace.createFileSystemWatcher(
+      new vscode.RelativePattern(vscode.Uri.file(path.dirname(file)), path.basename(file)),
+    );
+    const tell = () => {
+      const c = client;
+      if (c?.isRunning()) {
+        void c.sendNotification(DidChangeWatchedFilesNotification.type, {
+          changes: [{ uri: vscode.Uri.file(file).toString(), type: FileChangeType.Changed }],
+        });
+      }
+    };
+    this.watchers.set(file, vscode.Disposable.from(watcher, watcher.onDidChange(tell), watcher.onDidCreate(tell)));
+  }
+
+  closed(doc: vscode.TextDocument): void {
+    if (doc.uri.scheme !== config.VIEW_SCHEME) return;
+    const still = vscode.workspace.textDocuments.some((d) => d !== doc && d.uri.toString() === doc.uri.toString());
+    if (!still) {
+      this.watchers.get(doc.uri.fsPath)?.dispose();
+      this.watchers.delete(doc.uri.fsPath);
+    }
+  }
+
+  dispose(): void {
+    this.watchers.forEach((w) => w.dispose());
+    this.watchers.clear();
+    this.emitter.dispose();
+  }
+}
+
+const views = new Views();
+
+/** Opens a model file as its read-only text view (language onnxtxt). */
+async function openView(file: vscode.Uri, column?: vscode.ViewColumn): Promise<vscode.TextEditor> {
+  let doc = await vscode.workspace.openTextDocument(viewUri(file));
+  if (doc.languageId !== config.LANGUAGE_ID) doc = await vscode.languages.setTextDocumentLanguage(doc, config.LANGUAGE_ID);
+  return vscode.window.showTextDocument(doc, { viewColumn: column, preview: false });
+}
+
+/** `*.onnx` opens here: the custom editor hands over to the text view and closes. */
+class ModelEditor implements vscode.CustomReadonlyEditorProvider {
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  async resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): Promise<void> {
+    const name = path.basename(document.uri.fsPath);
+    panel.webview.html = `<p>Opening ${escapeHtml(name)} as a text view...</p>`;
+    try {
+      await openView(document.uri, panel.viewColumn);
+      panel.dispose();
+    } catch (error) {
+      output?.error(String(error));
+      panel.webview.html = `<p>graphlsp could not show ${escapeHtml(name)}: ${escapeHtml(String(error))}</p>`;
+    }
+  }
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"]/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[ch] ?? ch);
+}
+
+/** "Open ONNX Model as Text View": the explorer's model, the active editor's, or one picked in a dialog. */
+async function openViewCommand(target?: vscode.Uri): Promise<void> {
+  let file = target instanceof vscode.Uri ? target : undefined;
+  const active = vscode.window.activeTextEditor?.document.uri;
+  if (!file && active && config.isModelPath(active.fsPath) && active.scheme === 'file') file = active;
+  if (!file) {
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false, filters: { 'ONNX model': ['onnx'] } });
+    file = picked?.[0];
+  }
+  if (file) await openView(file.scheme === config.VIEW_SCHEME ? file.with({ scheme: 'file' }) : file);
 }
 
 async function start(): Promise<void> {
@@ -120,7 +257,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     vscode.commands.registerCommand('graphlsp.restartServer', restart),
     vscode.commands.registerCommand('graphlsp.showOutput', () => output?.show(true)),
+    vscode.commands.registerCommand('graphlsp.openBinaryView', openViewCommand),
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
+    vscode.workspace.registerTextDocumentContentProvider(config.VIEW_SCHEME, views),
+    vscode.workspace.onDidCloseTextDocument((doc) => views.closed(doc)),
+    // a view restored with the window (or opened by its URI) is ONNX text too
+    vscode.workspace.onDidOpenTextDocument((doc) => {
+      if (doc.uri.scheme === config.VIEW_SCHEME && doc.languageId !== config.LANGUAGE_ID) {
+        void vscode.languages.setTextDocumentLanguage(doc, config.LANGUAGE_ID);
+      }
+    }),
+    vscode.window.registerCustomEditorProvider(config.VIEW_TYPE, new ModelEditor(), {
+      supportsMultipleEditorsPerDocument: true,
+    }),
+    views,
   );
   await serialized(start);
 }

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import Module from 'module';
 
@@ -43,17 +44,23 @@ class Uri {
     return new Uri('file', p);
   }
   static parse(s: string): Uri {
-    return s.startsWith('file://') ? new Uri('file', decodeURIComponent(s.slice(7))) : new Uri(s.split(':')[0], s);
+    if (s.startsWith('file://')) return new Uri('file', decodeURIComponent(s.slice(7)));
+    const colon = s.indexOf(':');
+    return new Uri(s.slice(0, colon), decodeURIComponent(s.slice(colon + 1)));
   }
   get path(): string {
     return this.fsPath;
   }
   toString(): string {
-    return this.scheme === 'file' ? `file://${this.fsPath}` : this.fsPath;
+    return this.scheme === 'file' ? `file://${this.fsPath}` : `${this.scheme}:${this.fsPath}`;
   }
-  with(): Uri {
-    return this;
+  with(change: { scheme?: string } = {}): Uri {
+    return new Uri(change.scheme ?? this.scheme, this.fsPath);
   }
+}
+
+class RelativePattern {
+  constructor(readonly base: Uri, readonly pattern: string) {}
 }
 
 /** Anything else in the API: callable, constructible, every property another stub, never a thenable. */
@@ -85,8 +92,14 @@ function apiNames(): string[] {
   return [...new Set(names.map((m) => m[1]))];
 }
 
+type Doc = { uri: Uri; languageId: string };
+
 function stubVscode(settings: Record<string, unknown>) {
-  const calls = { commands: new Map<string, (...a: unknown[]) => unknown>(), providers: [] as string[], errors: [] as string[], log: [] as string[] };
+  const calls = {
+    commands: new Map<string, (...a: unknown[]) => unknown>(), providers: [] as string[], errors: [] as string[],
+    log: [] as string[], contentProviders: new Map<string, any>(), customEditors: new Map<string, any>(),
+    watchers: [] as { pattern: RelativePattern; change: EventEmitter<Uri> }[], shown: [] as Doc[],
+  };
   const logger = (level: string) => (...args: unknown[]) => calls.log.push(`${level}: ${args.map(String).join(' ')}`);
   const channel = {
     name: 'graphlsp', logLevel: 2, onDidChangeLogLevel: new EventEmitter<number>().event,
@@ -105,6 +118,7 @@ function stubVscode(settings: Record<string, unknown>) {
       }
       if (prop === 'match') return () => 10;
       if (prop === 'getDiagnostics') return () => [];
+      if (prop === 'setTextDocumentLanguage') return async (doc: Doc, languageId: string) => ({ ...doc, languageId });
       return Reflect.get(target, prop);
     },
   });
@@ -126,6 +140,7 @@ function stubVscode(settings: Record<string, unknown>) {
         case 'Disposable': return Disposable;
         case 'EventEmitter': return EventEmitter;
         case 'Uri': return Uri;
+        case 'RelativePattern': return RelativePattern;
         case 'languages': return languages;
         case 'workspace': return new Proxy(anything('workspace'), {
           get(t, p) {
@@ -133,6 +148,17 @@ function stubVscode(settings: Record<string, unknown>) {
             if (p === 'workspaceFolders') return undefined;
             if (p === 'textDocuments') return [];
             if (p === 'notebookDocuments') return [];
+            if (p === 'registerTextDocumentContentProvider') {
+              return (scheme: string, provider: unknown) => { calls.contentProviders.set(scheme, provider); return new Disposable(); };
+            }
+            if (p === 'createFileSystemWatcher') {
+              return (pattern: RelativePattern) => {
+                const change = new EventEmitter<Uri>();
+                calls.watchers.push({ pattern, change });
+                return { onDidChange: change.event, onDidCreate: event, onDidDelete: event, dispose: () => undefined };
+              };
+            }
+            if (p === 'openTextDocument') return async (uri: Uri) => ({ uri, languageId: 'plaintext' });
             if (typeof p === 'string' && p.startsWith('onDid')) return event;
             if (typeof p === 'string' && p.startsWith('onWill')) return event;
             return Reflect.get(t, p);
@@ -144,6 +170,10 @@ function stubVscode(settings: Record<string, unknown>) {
             if (p === 'visibleTextEditors') return [];
             if (p === 'activeTextEditor') return undefined;
             if (p === 'showErrorMessage') return async (msg: string) => { calls.errors.push(msg); return undefined; };
+            if (p === 'registerCustomEditorProvider') {
+              return (viewType: string, provider: unknown) => { calls.customEditors.set(viewType, provider); return new Disposable(); };
+            }
+            if (p === 'showTextDocument') return async (doc: Doc) => { calls.shown.push(doc); return { document: doc }; };
             if (typeof p === 'string' && p.startsWith('onDid')) return event;
             return Reflect.get(t, p);
           },
@@ -197,7 +227,9 @@ test('the bundled extension activates, starts the server and registers its provi
     const context = { subscriptions: [] as { dispose(): unknown }[], extensionPath: path.resolve(__dirname, '..', '..') };
     await within('activate', ext.activate(context)).catch((e) => { throw new Error(`${e}\nlog:\n${calls.log.join('\n')}\nproviders:\n${calls.providers.join('\n')}`); });
     assert.deepEqual(calls.errors, [], `no error shown; log: ${calls.log.join('\n')}`);
-    assert.deepEqual([...calls.commands.keys()].sort(), ['graphlsp.restartServer', 'graphlsp.showOutput']);
+    // the extension's commands, and the server's (vscode-languageclient registers those from its capabilities)
+    assert.deepEqual([...calls.commands.keys()].sort(), ['graphlsp.foldBinary', 'graphlsp.openBinaryView',
+      'graphlsp.renderView', 'graphlsp.restartServer', 'graphlsp.saveViewAsText', 'graphlsp.showOutput']);
     const registered = (kind: string) => calls.providers.filter((p) => p.startsWith(kind));
     // the providers come from the server's capabilities: proof of a completed initialize handshake
     for (const kind of ['registerHoverProvider', 'registerInlayHintsProvider', 'registerDocumentSemanticTokensProvider',
@@ -205,6 +237,7 @@ test('the bundled extension activates, starts the server and registers its provi
       assert.equal(registered(kind).length, 1, `${kind}: ${calls.providers.join('\n')}`);
       assert.match(registered(kind)[0], /"language":"onnxtxt"/);
     }
+    await binaryModels(argv, calls);
     const before = calls.providers.length;
     await within('restart', calls.commands.get('graphlsp.restartServer')!() as Promise<void>);
     assert.deepEqual(calls.errors, []);
@@ -215,3 +248,51 @@ test('the bundled extension activates, starts the server and registers its provi
     (Module as unknown as { _load: typeof load })._load = load;
   }
 });
+
+/** A binary model of the examples, written with `graphlsp convert` (the server command with `convert` for `serve`). */
+function binaryModel(argv: string[], example: string, out: string): void {
+  const cli = argv[argv.length - 1] === 'serve' ? argv.slice(0, -1) : argv;
+  const source = path.resolve(__dirname, '..', '..', '..', '..', 'examples', example);
+  const r = spawnSync(cli[0], [...cli.slice(1), 'convert', source, out], { timeout: 60_000 });
+  assert.equal(r.status, 0, `graphlsp convert: ${r.stderr}`);
+}
+
+/** *.onnx through the bundled extension: the custom editor opens the view, the content provider's text comes from
+ * the server, a watcher on the file is made, and the server's model commands run from VS Code's command registry. */
+async function binaryModels(argv: string[], calls: ReturnType<typeof stubVscode>['calls']): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'graphlsp-vscode-'));
+  try {
+    const model = path.join(dir, 'mlp.onnx');
+    binaryModel(argv, 'mlp.onnxtxt', model);
+    const views = calls.contentProviders.get('graphlsp-view');
+    assert.ok(views, 'a content provider for graphlsp-view:');
+    const viewUri = Uri.file(model).with({ scheme: 'graphlsp-view' });
+    const text: string = await within('the view', views.provideTextDocumentContent(viewUri, { isCancellationRequested: false }));
+    assert.ok(text.startsWith('# graphlsp: a read-only view of mlp.onnx (binary ONNX)'), text.slice(0, 200));
+    assert.match(text, /^ {3}h_mm = MatMul \(x, w1\)$/m);
+    assert.equal(calls.watchers.length, 1);
+    assert.equal(calls.watchers[0].pattern.base.fsPath, dir);
+    assert.equal(calls.watchers[0].pattern.pattern, 'mlp.onnx');
+
+    // the custom editor for *.onnx hands over to the view: a graphlsp-view: document of language onnxtxt
+    const editor = calls.customEditors.get('graphlsp.onnxView');
+    assert.ok(editor, 'a custom editor for *.onnx');
+    let disposed = false;
+    const panel = { webview: { html: '' }, viewColumn: 1, dispose: () => { disposed = true; } };
+    await within('the custom editor', editor.resolveCustomEditor(editor.openCustomDocument(Uri.file(model)), panel));
+    assert.equal(calls.shown.length, 1, panel.webview.html);
+    assert.equal(calls.shown[0].uri.toString(), `graphlsp-view:${model}`);
+    assert.equal(calls.shown[0].languageId, 'onnxtxt');
+    assert.ok(disposed, 'the custom editor closes once the view is open');
+
+    // the server's commands as VS Code commands: arguments from a code action, or none (no active view: refused)
+    const save = calls.commands.get('graphlsp.saveViewAsText')!;
+    const saved = (await within('save as text', save({ path: model }) as Promise<{ path: string; written: boolean }>));
+    assert.deepEqual(saved, { path: path.join(dir, 'mlp.onnxtxt'), uri: `file://${path.join(dir, 'mlp.onnxtxt')}`, written: true });
+    assert.match(fs.readFileSync(saved.path, 'utf8'), /float\[4,8\] w1 = \{0\.1,/);
+    assert.equal(await save(), undefined);
+    assert.deepEqual(calls.errors.splice(0), ['graphlsp: graphlsp.saveViewAsText works on an ONNX model opened as a text view']);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -38,12 +38,32 @@ test('settings: declared with the defaults the extension uses', () => {
   for (const key of config.RESTART_KEYS) assert.ok(props[key], key);
 });
 
-test('every command the extension registers is declared, and the other way round', () => {
+test('every command the extension registers or the server offers is declared, and the other way round', () => {
   const source = read('src/extension.ts');
-  const registered = [...source.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]).sort();
+  const registered = [...source.matchAll(/registerCommand\('([^']+)'/g)].map((m) => m[1]);
   const declared = manifest.contributes.commands.map((c: { command: string }) => c.command).sort();
-  assert.deepEqual(registered, declared);
+  assert.deepEqual([...registered, ...config.SERVER_COMMANDS].sort(), declared);
   assert.ok(declared.includes('graphlsp.restartServer'));
+  for (const menu of Object.values(manifest.contributes.menus) as { command: string }[][]) {
+    for (const item of menu) assert.ok(declared.includes(item.command), item.command);
+  }
+});
+
+test('*.onnx opens as a read-only text view: custom editor, view scheme, activation', () => {
+  const [editor] = manifest.contributes.customEditors;
+  assert.equal(editor.viewType, config.VIEW_TYPE);
+  assert.deepEqual(editor.selector, [{ filenamePattern: '*.onnx' }]);
+  assert.equal(editor.priority, 'default');
+  for (const event of [`onCustomEditor:${config.VIEW_TYPE}`, `onFileSystem:${config.VIEW_SCHEME}`, 'onCommand:graphlsp.openBinaryView']) {
+    assert.ok(manifest.activationEvents.includes(event), event);
+  }
+  const source = read('src/extension.ts');
+  assert.match(source, /\{ scheme: config\.VIEW_SCHEME, language: config\.LANGUAGE_ID \}/, 'views are in the document selector');
+  assert.ok(config.isModelPath('/m/Model.ONNX') && !config.isModelPath('/m/model.onnxtxt'));
+  assert.deepEqual(config.commandArguments([], '/m/a.onnx'), [{ path: '/m/a.onnx' }]);
+  assert.deepEqual(config.commandArguments([{ path: '/m/b.onnx' }], '/m/a.onnx'), [{ path: '/m/b.onnx' }]);
+  assert.equal(config.commandArguments([], undefined), undefined);
+  assert.throws(() => config.viewText({}), /no view/);
 });
 
 function scopes(node: unknown, out: Set<string>): Set<string> {

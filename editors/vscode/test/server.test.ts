@@ -4,8 +4,9 @@
 // (`graphlsp serve` on PATH); when that cannot be started the test is skipped with the reason.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'child_process';
+import { spawn, spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
 import {
@@ -163,6 +164,93 @@ test('the real server, configured like the extension does it', async (t) => {
     await conn.sendNotification('exit');
   } finally {
     conn.dispose();
+    if (child.exitCode === null) {
+      await within('server exit', new Promise<void>((resolve) => {
+        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+        child.once('exit', () => { clearTimeout(timer); resolve(); });
+      }));
+    }
+  }
+});
+
+/** A binary model of the examples, written with `graphlsp convert` (the server command with `convert` for `serve`). */
+function binaryModel(s: config.Settings, example: string, out: string): void {
+  const exe = config.serverExecutable(s);
+  const args = exe.args[exe.args.length - 1] === 'serve' ? exe.args.slice(0, -1) : exe.args;
+  const r = spawnSync(exe.command, [...args, 'convert', path.join(EXAMPLES, example), out], { timeout: 60_000 });
+  assert.equal(r.status, 0, `graphlsp convert: ${r.stderr}`);
+}
+
+test('a binary model as the extension opens it: a graphlsp-view: document', async (t) => {
+  const settings = serverCommand();
+  let child: ChildProcess;
+  try {
+    child = await startServer(settings);
+  } catch (error) {
+    t.skip(`cannot start \`${[settings.command, ...settings.args].join(' ')}\`: ${String(error)} (set GRAPHLSP_SERVER)`);
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'graphlsp-view-'));
+  const conn: ProtocolConnection = createProtocolConnection(
+    new StreamMessageReader(child.stdout!),
+    new StreamMessageWriter(child.stdin!),
+  );
+  const shown: string[] = [];
+  const changed: { uri: string; path: string }[] = [];
+  conn.onNotification('window/showMessage', (p: { message: string }) => { shown.push(p.message); });
+  conn.onNotification(config.VIEW_CHANGED, (p: { uri: string; path: string }) => { changed.push(p); });
+  conn.onRequest('workspace/configuration', (params: { items: unknown[] }) => params.items.map(() => null));
+  conn.onRequest('workspace/diagnostic/refresh', () => null);
+  conn.listen();
+  try {
+    const model = path.join(dir, 'mlp.onnx');
+    binaryModel(settings, 'mlp.onnxtxt', model);
+    const before = fs.readFileSync(model);
+    await within('initialize', conn.sendRequest<InitializeResult>('initialize', {
+      processId: process.pid, rootUri: null,
+      capabilities: { general: { positionEncodings: ['utf-16'] }, workspace: { configuration: true },
+        textDocument: { diagnostic: {}, hover: { contentFormat: ['markdown'] } } },
+      initializationOptions: config.serverSettings(settings),
+    }));
+    await conn.sendNotification('initialized', {});
+    // the content provider's text: renderView {path}; the document: graphlsp-view:<path>, language onnxtxt
+    const render = async () => config.viewText(await within('renderView', conn.sendRequest('workspace/executeCommand',
+      { command: config.RENDER_VIEW, arguments: [{ path: model }] })));
+    const text = await render();
+    const uri = `${config.VIEW_SCHEME}:${model}`;
+    await conn.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: config.LANGUAGE_ID, version: 1, text } });
+    const pull = async () => {
+      const report = await within('diagnostic', conn.sendRequest<DocumentDiagnosticReport>('textDocument/diagnostic', { textDocument: { uri } }));
+      return report.kind === 'full' ? report.items : [];
+    };
+    assert.deepEqual(await pull(), [], 'graphlsp check finds nothing in the MLP');
+    const hover = await within('hover', conn.sendRequest<Hover | null>('textDocument/hover', {
+      textDocument: { uri }, position: position(text, 'h_pre = Add', 1) }));
+    assert.match((hover!.contents as MarkupContent).value, /^\*\*h_pre\*\*: `float\[batch, 8\]`/);
+    // an edit is refused (VS Code's virtual documents are read-only anyway)
+    await conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: 2 },
+      contentChanges: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: 'x' }] });
+    await pull();
+    assert.equal(shown.filter((m) => /read-only view/.test(m)).length, 1, shown.join('\n'));
+    await conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: 3 }, contentChanges: [{ text }] });
+    // the file changes: the watcher's event goes to the server, which renders it again and says so
+    binaryModel(settings, 'attention.onnxtxt', model);
+    await conn.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(model).href, type: 2 }] });
+    const deadline = Date.now() + TIMEOUT_MS;
+    while (changed.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(changed, [{ uri, path: model }]);
+    const fresh = await render();
+    assert.match(fresh, /^attention \(/m);
+    await conn.sendNotification('textDocument/didChange', { textDocument: { uri, version: 4 }, contentChanges: [{ text: fresh }] });
+    const codes = (await pull()).map((d) => d.code);
+    assert.deepEqual(codes, ['GL402', 'GL402'], 'graphlsp check on the new model: two Reshape targets that can be constants');
+    assert.equal(shown.filter((m) => /read-only view/.test(m)).length, 1, 'catching up is no edit');
+    assert.notDeepEqual(fs.readFileSync(model), before);
+    await within('shutdown', conn.sendRequest('shutdown'));
+    await conn.sendNotification('exit');
+  } finally {
+    conn.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
     if (child.exitCode === null) {
       await within('server exit', new Promise<void>((resolve) => {
         const timer = setTimeout(() => child.kill('SIGKILL'), 5000);

@@ -18,15 +18,20 @@ local function check_version()
 end
 
 --- Sets up the filetype and the server.
----@param opts? { cmd?: string[], settings?: table, inlay_hints?: boolean, lsp?: vim.lsp.Config }
+---@param opts? { cmd?: string[], settings?: table, inlay_hints?: boolean, lsp?: vim.lsp.Config, binary_view?: boolean }
 ---  cmd: the server command (default { 'graphlsp', 'serve' });
 ---  settings: merged into the `graphlsp` section sent to the server (e.g. { inlayHints = false });
 ---  inlay_hints: turn Neovim's inlay hints on in onnxtxt buffers when the server attaches;
----  lsp: any other vim.lsp.Config fields (root_markers, on_attach, capabilities...).
+---  lsp: any other vim.lsp.Config fields (root_markers, on_attach, capabilities...);
+---  binary_view: open *.onnx as read-only text views rendered by the server (default true; plugin/graphlsp.lua
+---  sets this up already when the plugin is on 'runtimepath').
 function M.setup(opts)
   check_version()
   opts = opts or {}
   M.filetype()
+  if opts.binary_view ~= false then
+    require('graphlsp.view').setup()
+  end
   local config = vim.deepcopy(opts.lsp or {})
   if opts.cmd then
     config.cmd = opts.cmd

@@ -21,7 +21,8 @@ graphlsp: language server and linter for ONNX models in ONNX text syntax (`*.onn
 diagnostics, shape hovers, inlay hints, definition, references, rename, symbols, semantic tokens, completion,
 formatting and quick fixes.
 
-Install it with `pip install graphlsp`; the server runs as `graphlsp serve` (stdio).
+Install it from a clone of its repository (`pip install /path/to/graphlsp`); the server runs as `graphlsp serve`
+(stdio): `graphlsp` on PATH, or its full path in `cmd`.
 ]],
   },
 }
