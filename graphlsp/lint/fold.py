@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from onnx import ModelProto, NodeProto
 
     from graphlsp.analysis import Analysis, ModelAnalysis
+    from graphlsp.syntax.document import SyntaxDocument
 
 Edit = tuple[int, int, str]
 
@@ -78,6 +79,25 @@ def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
     result.folded = folded
     result.removed = len(removed)
     return result
+
+
+def fold_binary(path: str, cap: int) -> tuple[bytes, FoldResult, bool]:
+    """`graphlsp fold` of a binary model file: the folded model's bytes, what folded, and whether its weights
+    are in external data files (the output must then stay beside them). Raises OSError, and protobuf's
+    DecodeError for a file that is not a model."""
+    from pathlib import Path
+
+    from onnx import ModelProto
+
+    from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.read import read_model
+
+    model, _ = read_model(path)
+    proto = ModelProto()
+    proto.ParseFromString(Path(path).read_bytes())
+    external = any(t.data_location == t.EXTERNAL for t in proto.graph.initializer)
+    result = fold_proto(ModelAnalysis(model, [], cap), proto)
+    return proto.SerializeToString(), result, external
 
 
 def fold_proto(a: ModelAnalysis, proto: ModelProto) -> FoldResult:
@@ -165,15 +185,16 @@ class FoldRun:
     seconds: float  # analysis, plan and rewrite
 
 
-def fold_text(text: str, size_cap: int | None = None) -> FoldRun:
-    """Fold a whole file: analyse, plan, rewrite."""
+def fold_text(text: str | SyntaxDocument, size_cap: int | None = None) -> FoldRun:
+    """Fold a whole file (its text, or its document when the caller has parsed it already): analyse, plan,
+    rewrite."""
     from graphlsp.analysis import Analysis
     from graphlsp.runner.runner import DEFAULT_CAP
 
     t0 = time.perf_counter()
     a = Analysis(text, size_cap if size_cap is not None else DEFAULT_CAP)
     result = fold_edits(a)
-    folded = apply(text, result.edits)
+    folded = apply(a.doc.text, result.edits)
     return FoldRun(folded, result, time.perf_counter() - t0)
 
 

@@ -113,18 +113,11 @@ def fold_binary(path: str, output: str, cap: int) -> tuple[int, int, int]:
     """`graphlsp fold model.onnx -o output` (graphlsp/cli.py): every maximal constant subgraph of the binary
     becomes Constant nodes, the rest of the model is the same protobuf messages; written to `output` (beside the
     model: external data stays where it is) only when something folds. Returns (folded, constants, removed)."""
-    from onnx import ModelProto
+    from graphlsp.lint.fold import fold_binary as fold_file
 
-    from graphlsp.analysis import ModelAnalysis
-    from graphlsp.binary.read import read_model
-    from graphlsp.lint.fold import fold_proto
-
-    model, _ = read_model(path)
-    proto = ModelProto()
-    proto.ParseFromString(Path(path).read_bytes())
-    r = fold_proto(ModelAnalysis(model, [], cap), proto)
+    data, r, _ = fold_file(path, cap)
     if r.folded:
         tmp = output + ".tmp"
-        Path(tmp).write_bytes(proto.SerializeToString())
+        Path(tmp).write_bytes(data)
         os.replace(tmp, output)
     return r.folded, r.constants, r.removed
