@@ -73,9 +73,7 @@ class InferenceContext:
         self.outputs: list[Inferred | None] = [None] * n_out
         self.output_elems: list[int | None] = [None] * n_out  # from type constraints, before the shape function
         self.problems: list[ShapeProblem] = []
-        # output -> dims known to differ between the ways the node can compute it (an If's two branches): a
-        # declared type may not fill those in
-        self.varying: dict[int, frozenset[int]] = {}
+
         self.withheld: tuple[int, ...] = ()  # inputs of a type the op does not take: their values are not read
 
     # ---- inputs

@@ -243,6 +243,8 @@ class ShapeRefiner:
             invalid = any(p.code in _INVALID and p.severity == "error" for p in ctx.problems)
             if sig is not None and not invalid and (ctx.attrs or node.op_type in SIZING_OPS):
                 invalid = not self._check_values(ctx, sig)
+            elif sig is None and node.function is None:  # no schema at this opset (a domain not imported)
+                invalid = len(node.outputs) < _min_outputs(node)  # the rule writes the outputs any version has
             fn = registry.lookup(node.domain, node.op_type, node.version)
             if invalid:
                 pass  # inputs missing, attributes missing or mistyped: the rule would read garbage; outputs unknown
@@ -272,7 +274,7 @@ class ShapeRefiner:
                 new = Inferred(TensorType(elem, None) if elem is not None else None)
                 ctx.outputs[i] = new
             if out in self.declared:
-                self._merge_declared(ctx, out, new, ctx.varying.get(i, frozenset()))
+                self._merge_declared(ctx, out, new)
             prev = self.values.get(out)
             if prev is None or not new.same(prev):
                 changed = True
@@ -297,15 +299,15 @@ class ShapeRefiner:
                     else:
                         self.anchored.get(a[0], set()).discard(node)
 
-    def _merge_declared(self, ctx: InferenceContext, value: Value, got: Inferred, varying: frozenset[int]) -> None:
+    def _merge_declared(self, ctx: InferenceContext, value: Value, got: Inferred) -> None:
         """A declared type (graph output, value info) is a claim, checked against the inferred one: a
-        contradiction is GL315. It fills in what inference does not know, but never replaces what it found, nor
-        teaches the unifier, nor fills a dim inference knows to vary: exporters declare outputs their graphs do
-        not always compute (optimum's merged decoders declare [batch_size, ...] for the If branch that returns
-        [0, ...])."""
+        contradiction is GL315. It stands in where inference knows nothing (no type, or no rank), but never
+        replaces or completes what inference found, nor teaches the unifier: models declare outputs their graphs
+        do not always compute (optimum's merged decoders declare [batch_size, ...] for the If branch that returns
+        [0, ...]; onnx's Expand tests declare [1, 3, 1] for a shape given at run time)."""
         declared, info = self.declared[value]
         try:
-            got.type = _claimed(got.type, declared, varying)
+            got.type = _claimed(got.type, declared)
         except (sh.MergeError, TypeError) as e:
             op = ctx.node.op_type
             where = info.origin.span()
@@ -510,12 +512,17 @@ class ShapeRefiner:
         return Finding(p.code, p.message, start, end, p.severity, related, node=node, detail=p.detail)
 
 
+def _min_outputs(node: Node) -> int:
+    """The outputs the op's newest schema requires (1 for an op without a schema)."""
+    sig = signature(node.op_type, 1 << 20, node.domain)
+    return sig.min_output if sig is not None else 1
+
+
 _FLOAT_ELEMS = frozenset({1, 10, 11, 16, 17, 18, 19, 20, 23, 24, 27, 28})  # element types that can hold NaN or inf
 
 
-def _claimed(got: ValueType, declared: ValueType, varying: frozenset[int] = frozenset()) -> ValueType:
-    """`got` with what a declaration adds where inference has nothing (but in `varying` dims); raises on a definite
-    contradiction."""
+def _claimed(got: ValueType, declared: ValueType) -> ValueType:
+    """`got`, or the declaration where inference has nothing; raises on a definite contradiction."""
     if got is None:
         return declared
     if declared is None:
@@ -532,8 +539,6 @@ def _claimed(got: ValueType, declared: ValueType, varying: frozenset[int] = froz
             for i, (x, y) in enumerate(zip(shape, declared.shape, strict=True)):
                 if x is not None and y is not None and d.equal(x, y) is False:
                     raise sh.MergeError(f"{d.to_str(x)} != {d.to_str(y)}", i)
-            shape = tuple(y if x is None and i not in varying else x for i, (x, y) in enumerate(
-                zip(shape, declared.shape, strict=True)))
         return TensorType(got.elem if got.elem is not None else declared.elem, shape, got.sparse)
     if type(got) is not type(declared):
         raise TypeError(f"{type_str(got)} != {type_str(declared)}")

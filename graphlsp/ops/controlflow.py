@@ -182,12 +182,6 @@ def if_op(ctx: InferenceContext) -> None:
         if ty is not None:
             ctx.set_output_type(i, ty)
             _branch_value(ctx, i, then_g.outputs[i], else_g.outputs[i], cond)
-        if cond is None and isinstance(a, TensorType) and isinstance(b, TensorType) and a.shape and b.shape \
-                and len(a.shape) == len(b.shape):  # fmt: skip
-            differ = [j for j, (x, y) in enumerate(zip(a.shape, b.shape, strict=True))
-                      if x is not None and y is not None and d.equal(x, y) is not True]  # fmt: skip
-            if differ:
-                ctx.varying[i] = frozenset(differ)
 
 
 def _branch_value(ctx: InferenceContext, i: int, then_v: Value, else_v: Value, cond: bool | None) -> None:

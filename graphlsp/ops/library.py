@@ -609,8 +609,6 @@ def onnx_rule(ctx: InferenceContext, op: str, args: list[int | None], outs: list
         if x is not None:
             ctx.outputs[o] = x
             done.add(o)
-        if j in sub.varying:
-            ctx.varying[o] = sub.varying[j]
     if any(p.severity == "error" for p in kept):
         raise InferenceError(op)
     return done
