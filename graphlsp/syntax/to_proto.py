@@ -56,7 +56,13 @@ __all__ = [
 
 
 class ConversionError(ValueError):
-    """The tree holds something onnx's parser rejects (the document reports it as a problem)."""
+    """The tree holds something onnx's parser rejects (the document reports it as a problem). `start` is where
+    (an offset local to the statement, as the tree's; -1 when unknown), `code` the rule it breaks."""
+
+    def __init__(self, message: str, start: int = -1, code: str = "GL103") -> None:
+        super().__init__(message)
+        self.start = start
+        self.code = code
 
 
 # ---- model and function headers
