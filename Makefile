@@ -1,11 +1,12 @@
-# graphlsp: `make run` checks the bundled examples, `make test` runs the whole test suite, `make bench` the benchmarks.
+# graphlsp: `make run` checks the bundled examples, `make test` runs the whole test suite, `make bench` the benchmarks,
+# `make fuzz` the fuzzer for GRAPHLSP_FUZZ_SECONDS (default 1800; `make test` runs it on a short budget).
 # Both set up .venv on first use from nothing but python3.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,5 +29,10 @@ test: $(STAMP) lint
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
+# Mutated real models (text and binary) through every command; prints how many inputs ran and each failure
+# (failing inputs are kept in GRAPHLSP_FUZZ_OUT, default .fuzz-failures/).
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.fuzz_models
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .fuzz-failures

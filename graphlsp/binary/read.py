@@ -155,6 +155,30 @@ def _text(b: bytes) -> str:
     return b.decode("utf-8", "surrogateescape")
 
 
+def _valid_strings(proto: Any) -> None:
+    """Every string field made a str. protobuf hands a `string` field that is not UTF-8 (a corrupt or hostile
+    file) back as bytes, and a name must be text everywhere after: such a string is decoded with U+FFFD for each
+    bad byte (~10 ms on a 10 MB model; nothing changes in a valid one)."""
+    from google.protobuf.descriptor import FieldDescriptor
+
+    string, message = FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE
+    stack = [proto]
+    while stack:
+        m = stack.pop()
+        for f, v in m.ListFields():
+            if f.type == message:
+                if f.is_repeated:
+                    stack.extend(v)
+                else:
+                    stack.append(v)
+            elif f.type == string:
+                if f.is_repeated:
+                    if any(type(x) is bytes for x in v):
+                        v[:] = [x.decode("utf-8", "replace") if type(x) is bytes else x for x in v]
+                elif type(v) is bytes:
+                    setattr(m, f.name, v.decode("utf-8", "replace"))
+
+
 class _Reader:
     def __init__(self, base: str | None, path: str | None = None,
                  left_in_file: dict[tuple[int, ...], tuple[int, int]] | None = None) -> None:  # fmt: skip
@@ -475,6 +499,7 @@ def model_from_proto(
 ) -> tuple[Model, list[Finding]]:  # fmt: skip
     """The IR of a ModelProto; `base` is the folder external data is read from (None: no external data).
     `left_in_file` maps main-graph initializers (by index) to the range of `path` that holds their raw data."""
+    _valid_strings(proto)
     r = _Reader(base, path, left_in_file)
     imports: dict[str, int] = {}
     for o in proto.opset_import:

@@ -96,6 +96,9 @@ def _verdict(
         if sig.max_input > 1000:
             want = f"at least {sig.min_input}"
         problems.append(("GL312", f"takes {want} inputs, got {n_in}", None, None, "error"))
+    if n_out < sig.min_output:  # a rule writes the outputs the schema promises
+        problems.append(("GL312", f"needs at least {sig.min_output} output{'s' if sig.min_output != 1 else ''}, "
+                         f"got {n_out}", None, None, "error"))  # fmt: skip
     present = {name for name, _ in kinds}
     for name, spec in sig.attrs.items():
         if spec.required and name not in present:

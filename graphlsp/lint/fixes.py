@@ -1,10 +1,15 @@
 """Fixes for findings, as text edits: the editor's quick fixes and `graphlsp check --fix` use the same ones.
 
-Each fix touches only the text it must change; everything else stays byte-identical.
+Each fix touches only the text it must change; everything else stays byte-identical. As in ruff, a fix is safe
+when it changes only what its rule names and keeps the model's meaning (`--fix` applies those): removing a node
+whose outputs nothing reads, its comment kept. Every other fix is unsafe, applied by `--fix --unsafe-fixes` or
+chosen in the editor: one that guesses (an op name, an opset version to import), rewrites declarations or folds
+constants, or would delete a comment.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from graphlsp.analysis import Analysis
@@ -47,24 +52,35 @@ def _unknown_op(a: Analysis, f: Finding) -> list[Fix]:
 
 
 def _missing_import(a: Analysis, f: Finding) -> list[Fix]:
+    """Unsafe: the version imported (1) is a guess, and it decides what every op of the domain means."""
     node = _node_at(a, f.start)
     if node is None or not node.domain:
         return []
     entry = f'"{node.domain}" : 1'
+    title = f"Import {node.domain} (version 1)"
     header = a.doc.header()
     if header is None:
-        return [Fix(f"Import {node.domain}", [(0, 0, f'<ir_version: 10, opset_import: ["" : 21, {entry}]>\n')], False)]
+        return [Fix(title, [(0, 0, f'<ir_version: 10, opset_import: ["" : 21, {entry}]>\n')], False)]
     o = header.origin
     for e in header.value:
         if e.key.value == "opset_import" and isinstance(e.value, list):
             if e.value:
-                return [Fix(f"Import {node.domain}", [(o + e.value[-1].end, o + e.value[-1].end, f", {entry}")])]
-            return [Fix(f"Import {node.domain}", [(o + e.end - 1, o + e.end - 1, entry)])]
+                return [Fix(title, [(o + e.value[-1].end, o + e.value[-1].end, f", {entry}")], False)]
+            return [Fix(title, [(o + e.end - 1, o + e.end - 1, entry)], False)]
     last = header.value[-1]
-    return [Fix(f"Import {node.domain}", [(o + last.end, o + last.end, f", opset_import: [{entry}]")])]
+    return [Fix(title, [(o + last.end, o + last.end, f", opset_import: [{entry}]")], False)]
+
+
+_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')
+
+
+def _has_comment(text: str) -> bool:
+    return any(m.group().startswith("#") for m in _COMMENT.finditer(text))
 
 
 def _unused(a: Analysis, f: Finding) -> list[Fix]:
+    """Remove the node: its line when nothing else is on it; a comment after it stays where it was. Safe (the
+    graph's outputs do not change) unless a comment lies inside the node's statement."""
     node = _node_at(a, f.start)
     if node is None or any(v is not None and v.is_used for v in node.outputs):
         return []
@@ -75,9 +91,13 @@ def _unused(a: Analysis, f: Finding) -> list[Fix]:
     line_start = text.rfind("\n", 0, s) + 1
     line_end = text.find("\n", e)
     line_end = len(text) if line_end < 0 else line_end
-    if not text[line_start:s].strip() and (not text[e:line_end].strip() or text[e:line_end].lstrip().startswith("#")):
+    before, after = text[line_start:s], text[e:line_end]
+    if not before.strip() and not after.strip():
         s, e = line_start, min(len(text), line_end + 1)
-    return [Fix(f"Remove the unused {node.op_type} node", [(s, e, "")])]  # outputs unchanged: safe
+    elif not before.strip() and after.lstrip().startswith("#"):
+        e += len(after) - len(after.lstrip())  # the comment moves to where the node began, on its own line
+    safe = not _has_comment(text[s:e])
+    return [Fix(f"Remove the unused {node.op_type} node", [(s, e, "")], safe)]
 
 
 def _declared_conflict(a: Analysis, f: Finding) -> list[Fix]:

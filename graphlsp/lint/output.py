@@ -122,11 +122,12 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
         if lines is None:
             lines = split[d.file] = _lines(sources.get(d.file, ""))
         if 1 <= d.line <= len(lines) and (d.line < len(lines) or lines[-1]):
-            src = lines[d.line - 1].expandtabs(1)
+            src = lines[d.line - 1]
             col = d.col or 1
             end_col = d.end_col or col
             width = max(1, (end_col - col) if d.end_line == d.line else len(src) - col + 1)
             src, col, width = window(src, col, width)
+            src = src.expandtabs(1)  # (a tab is one column) after the cut: never a copy of a long line per finding
             gutter = " " * len(str(d.line))
             caret = " " * (col - 1) + "^" * width
             if colour:

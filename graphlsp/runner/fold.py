@@ -265,11 +265,13 @@ class _Finder:
 
     def _consider(self, node: Node) -> None:
         outs = [v for v in node.outputs if v is not None]
-        if not outs or node.subgraphs or is_random(node.op_type) or not self.runner.evaluable(node):
+        if not outs or node.subgraphs:
             return
         inputs = [v for v in (*node.inputs, *node.implicit.values()) if v is not None]
         from_inputs = all(self._is_const(v) for v in inputs)
         if not from_inputs and not all(self._known_by_inference(v) for v in outs):
+            return  # (most nodes: before the costlier questions below)
+        if is_random(node.op_type) or not self.runner.evaluable(node):
             return
         in_bytes = sum(self.const.get(v, 0) for v in inputs) if from_inputs else 0
         sizes = [tensors.type_bytes(self.refiner.type_of(v)) for v in outs]
@@ -301,14 +303,18 @@ class _Finder:
                 return
             del self.plan.folds[node]
         outs = [v for v in node.outputs if v is not None]
-        if len(outs) != 1 or node.op_type == "Constant" or is_random(node.op_type) or node.subgraphs:
+        if len(outs) != 1:
             return
         v = outs[0]
+        x = self.refiner.values.get(v)
+        if x is None or x.sv is None:  # not a shape value (most nodes): nothing to encode
+            return
+        if node.op_type == "Constant" or is_random(node.op_type) or node.subgraphs:
+            return
         if v in self.const or v.graph_outputs or not v.consumers or self._tainted(v):
             return
-        x = self.refiner.values.get(v)
-        ty = x.type if x is not None else None
-        if x is None or x.sv is None or not isinstance(ty, TensorType) or ty.elem != 7 or ty.shape != (len(x.sv),):
+        ty = x.type
+        if not isinstance(ty, TensorType) or ty.elem != 7 or ty.shape != (len(x.sv),):
             return
         unifier = self.refiner.unifier
         encodings = set()

@@ -312,13 +312,29 @@ class Runner:
         key = node.function.key if node.function is not None else None
         if key is not None and key in self._det:
             return self._det[key]
-        graphs = [g for gs in node.subgraphs.values() for g in gs]
-        if node.function is not None and node.function.body is not None:
-            self._det[key] = True  # recursion guard
-            graphs.append(node.function.body)
-        ok = all(self._deterministic(n) for g in graphs for n in g.all_nodes())
-        if key is not None:
-            self._det[key] = ok
+        # every node inside: in its subgraphs and in the bodies of the functions called, however deep (no recursion)
+        seen: set[Any] = set()
+        stack = [node]
+        ok = True
+        while stack and ok:
+            n = stack.pop()
+            if is_random(n.op_type):
+                ok = False
+            for graphs in n.subgraphs.values():
+                for g in graphs:
+                    stack.extend(g.nodes)
+            fn = n.function
+            if fn is not None and fn.body is not None and fn.key not in seen:
+                seen.add(fn.key)
+                known = self._det.get(fn.key)
+                if known is False:
+                    ok = False
+                elif known is None:
+                    stack.extend(fn.body.nodes)
+        if ok:
+            self._det.update(dict.fromkeys(seen, True))
+        elif key is not None:
+            self._det[key] = False
         return ok
 
     def _initializer(self, v: Value) -> Any:
@@ -558,7 +574,10 @@ def _shape_value(ty: Any, sv: tuple[Any, ...]) -> np.ndarray | None:
         return None
     if np.dtype(dtype).kind not in "iu":
         return None
-    return np.array(sv, dtype=dtype).reshape(shape)
+    try:
+        return np.array(sv, dtype=dtype).reshape(shape)
+    except OverflowError:  # an element the dtype cannot hold: not a value this tensor can have
+        return None
 
 
 DESCRIBED = frozenset({"ConstantOfShape", "Expand", "Tile", "Range"})  # outputs sized by an input's values

@@ -27,6 +27,10 @@ MODEL_KEYS = {
     "domain": "str", "model_version": "int", "doc_string": "str", "metadata_props": "list",
 }  # fmt: skip
 FUNCTION_KEYS = {"opset_import": "list", "doc_string": "str", "domain": "str", "overload": "str"}
+# Subgraphs, and types in types, nested deeper than this are reported and cut off, so that no walk over the tree
+# or the IR (lowering, inference, printing) recurses without bound. onnx's protobuf reads at most 100 nested
+# messages: about 31 levels of subgraphs, and no more levels of seq(...) than that.
+MAX_NESTING = 30
 
 
 def unescape(quoted: str) -> str:
@@ -87,6 +91,45 @@ def _bracketed(children: list[Any]) -> _Bracketed:
     return _Bracketed(items, children[0].start_pos, children[-1].end_pos)
 
 
+def _names(text: str, at: int) -> list[t.Name | None]:
+    """`a, "b"`: names (plain or quoted without escapes) separated by commas, `at` the offset of text[0]."""
+    if "," not in text:  # one name (most nodes), or none
+        if not text:
+            return []
+        if text[0] == '"':
+            return [t.Name(text[1:-1], at, at + len(text), True)]
+        return [t.Name(text, at, at + len(text), False)]
+    out: list[t.Name | None] = []
+    for m in _NAME.finditer(text):
+        name = m.group()
+        s = at + m.start()
+        if name[0] == '"':
+            out.append(t.Name(name[1:-1], s, s + len(name), True))
+        else:
+            out.append(t.Name(name, s, s + len(name), False))
+    return out
+
+
+_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*|"[^"]*"')
+
+
+def simple_node(tok: Token) -> t.Node:
+    """The node of a SIMPLE_NODE token, as the rules above build it from the same statement token by token."""
+    from graphlsp.syntax.lexer import SIMPLE_NODE
+
+    m = SIMPLE_NODE.match(tok.value)
+    assert m is not None
+    at: int = tok.start_pos  # type: ignore[assignment]  # our lexer always sets positions
+    outputs = _names(m.group("outs"), at)
+    op_text = m.group("op")
+    op_start = at + m.start("op")
+    dot = op_text.rfind(".")
+    op = t.OpRef(op_text[:dot] if dot >= 0 else "", op_text[dot + 1 :], "", op_start, op_start + len(op_text),
+                 op_start + dot + 1)  # fmt: skip
+    inputs = _names(m.group("ins"), at + m.start("ins"))
+    return t.Node(None, outputs, op, [], inputs, at, at + len(tok.value), inputs_start=at + m.start("lpar"))
+
+
 class TreeBuilder(Transformer):  # type: ignore[type-arg]
     """lark callbacks, one per grammar rule (and alias)."""
 
@@ -119,11 +162,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             self._problem("no space is allowed after '-' in a number", start, tok.end_pos)
         if tok.type == "FLOAT_WORD":
             return t.Literal("float", text, float(text), start, tok.end_pos)
-        if "." in digits or "e" in digits or "E" in digits:
-            return t.Literal("float", text, float(text), start, tok.end_pos)
-        if len(digits) > 40:  # far outside int64 (and past Python's int() digit limit): keep it out of range
-            return t.Literal("int", text, (-1 if neg else 1) * (sem.INT64_MAX + 1), start, tok.end_pos)
-        return t.Literal("int", text, int(text), start, tok.end_pos)
+        return t.number_literal(text, start, tok.end_pos)
 
     def signed_int(self, c: list[Any]) -> t.Literal:
         lit = self.literal(c)
@@ -216,6 +255,12 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         args = [x for x in c[2:-1] if x is not None and not (isinstance(x, Token) and x.type == "COMMA")]
         start, end = ctor.start_pos, c[-1].end_pos
         kind: str = ctor.value
+        nested = max((a.depth for a in args if isinstance(a, t.TypeRef)), default=0)
+        if nested >= MAX_NESTING:  # cut: the type keeps its constructor, not what it holds
+            if nested == MAX_NESTING:
+                self._problem(f"types nested more than {MAX_NESTING} deep: onnx's protobuf cannot hold them",
+                              start, end)  # fmt: skip
+            return t.TypeRef(kind, start, end, depth=nested + 1)
 
         def as_type(x: Any) -> t.TypeRef | None:
             if isinstance(x, t.TypeRef):
@@ -227,8 +272,8 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             if len(args) != 1:
                 self._problem(f"{kind}(...) takes exactly one type", start, end)
                 return t.TypeRef(kind, start, end)
-            inner = as_type(args[0])
-            return t.TypeRef(kind, start, end, args=[inner] if inner else [])
+            arg = as_type(args[0])
+            return t.TypeRef(kind, start, end, args=[arg] if arg else [], depth=nested + 1)
         if kind == "map":
             if len(args) != 2:
                 self._problem("map(...) takes a key type and a value type: map(int64, float)", start, end)
@@ -239,7 +284,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             value = as_type(args[1])
             return t.TypeRef(
                 kind, start, end, elem=key.elem if key else None, elem_start=_start(args[0]),
-                args=[value] if value else [],
+                args=[value] if value else [], depth=nested + 1,
             )  # fmt: skip
         if kind == "sparse_tensor":
             if len(args) != 1 or not isinstance(args[0], t.TypeRef) or args[0].kind != "tensor":
@@ -335,7 +380,26 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
 
     # ---- nodes
     def node_seq(self, c: list[t.Node]) -> list[t.Node]:
+        self._bound_nesting(c)
         return c
+
+    def _bound_nesting(self, nodes: list[t.Node]) -> None:
+        """Top-level nodes: a subgraph nested more than MAX_NESTING deep is reported, and its body dropped."""
+        stack = [(n, 1) for n in nodes if n.attributes]
+        while stack:
+            node, depth = stack.pop()
+            for a in node.attributes:
+                v = a.value
+                for gv in v.items if isinstance(v, t.ListValue) else [v]:
+                    if not isinstance(gv, t.GraphValue):
+                        continue
+                    g = gv.graph
+                    if depth <= MAX_NESTING:
+                        stack.extend((n, depth + 1) for n in g.nodes if n.attributes)
+                    elif g.nodes:
+                        message = f"subgraphs nested more than {MAX_NESTING} deep: onnx's protobuf cannot hold them"
+                        self._problem(message + " (deeper graphs are not analysed)", g.sig.name.start, g.sig.name.end)
+                        g.nodes = []
 
     def label(self, c: list[Any]) -> tuple[t.Name | None, int, int]:
         name = c[1] if len(c) == 3 else None
@@ -388,6 +452,8 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return _bracketed(c)
 
     def node(self, c: list[Any]) -> t.Node:
+        if len(c) == 1:  # one SIMPLE_NODE token
+            return simple_node(c[0])
         i = 0
         label = None
         has_label = isinstance(c[0], tuple)
@@ -478,6 +544,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return t.TensorValue(ty, name, data, ty.start, end)
 
     def brace_data(self, c: list[Any]) -> t.TensorData:
+        if len(c) == 1:  # one NUMBERS token: a long list of plain numbers, read when asked for
+            tok = c[0]
+            return t.TensorData(tok.start_pos, tok.end_pos, values=t.Numbers(tok.value, tok.start_pos))
         b = _bracketed(c)
         return t.TensorData(b.start, b.end, values=b.items)
 
@@ -557,6 +626,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
 
     def function(self, c: list[Any]) -> t.Function:
         sig, block = c
+        self._bound_nesting(block.items)
         return t.Function(sig, block.items, sig.start, block.end)
 
     def model(self, c: list[Any]) -> t.Model:
@@ -571,6 +641,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         elif c[0] is None:
             i = 1
         graph: t.Graph = c[i]
+        self._bound_nesting(graph.nodes)
         if not header:
             start = graph.start
         functions = [f for f in c[i + 1 :] if f is not None]

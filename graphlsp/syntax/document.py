@@ -107,7 +107,7 @@ def _describe(token: Any) -> str:
 
 
 def _expected(names: set[str]) -> str:
-    names = {n for n in names if not n.startswith("__")}
+    names = {n for n in names if not n.startswith("__") and n not in ("SIMPLE_NODE", "NUMBERS")}  # (one-token forms)
     if {"NUMBER", "STRING", "IDENT"} <= names:
         # A value position: say so rather than list every literal and type keyword.
         return "a value (a number, a quoted string, a type, a graph or @reference)"
@@ -159,6 +159,23 @@ def lark_problem(err: UnexpectedInput, text: str, end: int) -> Problem:
     return Problem(SYNTAX_ERROR, str(err).splitlines()[0], end, end)
 
 
+_FROZEN = [100_000]  # objects frozen right after the last collection of the frozen ones (at least this many)
+
+
+def _freeze() -> None:
+    """Move the new objects out of the young generation, or the next collection scans all of them. Frozen objects
+    are never collected: a model left behind (its graph is cyclic garbage) would stay for good, and a server that
+    parses files again and again would grow without end. So once the frozen objects are twice what they were after
+    the last collection of them, they are collected once (paid once per doubling) and frozen again."""
+    if gc.get_freeze_count() > 2 * _FROZEN[0]:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        _FROZEN[0] = max(gc.get_freeze_count(), 100_000)
+    else:
+        gc.freeze()
+
+
 class SyntaxDocument:
     """The syntax of one file. Build with `SyntaxDocument(text)`; edit with `apply_edit`."""
 
@@ -187,8 +204,7 @@ class SyntaxDocument:
                 self.pieces = self._pieces_of(model, parser.builder.problems)
         finally:
             if enabled:
-                # Move the new objects out of the young generation, or the next collection scans all of them.
-                gc.freeze()
+                _freeze()
                 gc.enable()
         self._with_problems = [p for p in self.pieces if p.problems]
         self._broken = any(p.kind == "error" for p in self.pieces)

@@ -30,6 +30,18 @@ _TOKEN = re.compile(
     )""",
     re.VERBOSE,
 )
+_NUM = r"-?[0-9]++(?:\.[0-9]*+)?(?:[eE][+-]?[0-9]++)?"
+_SPACE = r"[ \t\r\n\f\v]*+"
+# tensor data of 16 or more plain numbers: the grammar's NUMBERS (one token)
+_NUMBERS = re.compile(r"\{" + _SPACE + "(?:" + _NUM + _SPACE + "," + _SPACE + "){15,}+" + _NUM + _SPACE + r"\}")
+# a node statement of the simplest form on one line: the grammar's SIMPLE_NODE (one token; see build.simple_node)
+_NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*+|"[^"\\\n]*+")'
+_NAMES = _NAME + r"(?:[ \t]*+,[ \t]*+" + _NAME + r")*+"
+SIMPLE_NODE = re.compile(
+    r"(?P<outs>" + _NAMES + r")[ \t]*+=[ \t]*+(?P<op>[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+)[ \t]*+"
+    r"(?P<lpar>\()[ \t]*+(?P<ins>(?:" + _NAMES + r")?)[ \t]*+\)"
+    r"(?![ \t\r\n\f\v]*+(?:\#[^\n]*+[ \t\r\n\f\v]*+)*+<)"  # attributes after the inputs: not this form
+)
 _SKIP = re.compile(r"(?:[ \t\r\n\f\v]+|#[^\n]*)*")
 _FLOAT_WORDS = {"inf", "infinity", "nan"}
 _str_new = str.__new__
@@ -78,27 +90,44 @@ class WindowLexer(Lexer):
         punct = self.punct
         keywords = self.keywords
         states = self.states
-        for m in _TOKEN.finditer(text, pos, end):
-            kind: str = m.lastgroup  # type: ignore[assignment]
-            start, pos = m.span(kind)
-            value: str = m.group(kind)  # type: ignore[assignment]
-            if kind == "PUNCT":
-                kind = punct[value]
-            elif kind == "STRING" or kind == "NUMBER":  # the other common case: kept as they are
-                pass
-            elif kind == "WORD":
-                name = keywords.get(value)
-                kind = name if name is not None and name in states[parser_state.position] else "IDENT"
-            elif kind == "ARROW":
-                # `=>` is one token only where an arrow can stand; elsewhere it is `=` then `>`.
-                if "ARROW" not in states[parser_state.position]:
-                    yield make_token(punct["="], "=", start, start + 1)
-                    kind, value, start = punct[">"], ">", start + 1
-            elif kind == "END":
+        while True:
+            for m in _TOKEN.finditer(text, pos, end):
+                kind: str = m.lastgroup  # type: ignore[assignment]
+                start, pos = m.span(kind)
+                value: str = m.group(kind)  # type: ignore[assignment]
+                if kind == "PUNCT":
+                    if value == "{" and "NUMBERS" in states[parser_state.position]:
+                        numbers = _NUMBERS.match(text, start, end)
+                        if numbers is not None:  # one token for the whole list; lexing goes on after it
+                            pos = numbers.end()
+                            yield make_token("NUMBERS", numbers.group(), start, pos)
+                            break
+                    kind = punct[value]
+                elif kind == "NUMBER":  # the other common case: kept as it is
+                    pass
+                elif kind == "WORD" or kind == "STRING":
+                    state = states[parser_state.position]
+                    if "SIMPLE_NODE" in state:
+                        node = SIMPLE_NODE.match(text, start, end)
+                        if node is not None:  # one token for the whole statement; lexing goes on after it
+                            pos = node.end()
+                            yield make_token("SIMPLE_NODE", node.group(), start, pos)
+                            break
+                    if kind == "WORD":
+                        name = keywords.get(value)
+                        kind = name if name is not None and name in state else "IDENT"
+                elif kind == "ARROW":
+                    # `=>` is one token only where an arrow can stand; elsewhere it is `=` then `>`.
+                    if "ARROW" not in states[parser_state.position]:
+                        yield make_token(punct["="], "=", start, start + 1)
+                        kind, value, start = punct[">"], ">", start + 1
+                elif kind == "END":
+                    return
+                else:  # BAD
+                    raise UnexpectedCharacters(text, start, 0, 0, allowed=set(states[parser_state.position]))
+                yield make_token(kind, value, start, pos)
+            else:
                 return
-            else:  # BAD
-                raise UnexpectedCharacters(text, start, 0, 0, allowed=set(states[parser_state.position]))
-            yield make_token(kind, value, start, pos)
 
 
 def skip_space(text: str, pos: int, end: int) -> int:

@@ -182,11 +182,15 @@ def type_spec(ty: t.TypeRef | None) -> TypeSpec | None:
     elem = sem.ELEM_TYPES.get(ty.elem, 0) if ty.elem is not None else None
     dims = None
     if ty.dims is not None:
-        dims = tuple(
-            (dm.value if dm.kind == "value" else str(dm.value) if dm.kind == "param" else None)  # type: ignore[misc]
+        dims = tuple(  # a dim outside int64 is unknown (the text reports it)
+            (dm.value if dm.kind == "value" and _int64(dm.value) else str(dm.value) if dm.kind == "param" else None)
             for dm in ty.dims
         )
     return TypeSpec(ty.kind, elem, dims, arg, ty.opaque)
+
+
+def _int64(v: object) -> bool:
+    return isinstance(v, int) and sem.INT64_MIN <= v <= sem.INT64_MAX
 
 
 _NUMPY = {
@@ -203,7 +207,7 @@ class LiteralTensor(Tensor):
 
     def __init__(self, ty: t.TypeRef, data: t.TensorData | None, name: str = "") -> None:
         dims = ty.dims or []
-        shape = tuple(int(dm.value) if dm.kind == "value" else -1 for dm in dims)  # type: ignore[arg-type]
+        shape = tuple(int(dm.value) if dm.kind == "value" and _int64(dm.value) else -1 for dm in dims)  # type: ignore[arg-type]
         super().__init__(sem.ELEM_TYPES.get(ty.elem or "", 0), shape, name)
         self.type = ty
         self.data = data
@@ -221,9 +225,20 @@ class LiteralTensor(Tensor):
         if values is None:
             raise TensorError("the tensor's data is not in the text")
         dtype = _NUMPY.get(ty.elem or "")
+        packed = sem.numbers_array(ty.elem or "", values) if isinstance(values, t.Numbers) and dtype is not None \
+            else None  # fmt: skip
+        if packed is not None:
+            cast: np.ndarray = packed.astype(dtype)
+            if dtype is not np.bool_ and packed.dtype.kind == "i" and not np.array_equal(cast, packed):  # out of range
+                raise TensorError(f"a value out of range for {ty.elem}")
+            if cast.size != self.size:
+                raise TensorError(f"tensor of shape {list(self.shape)} has {cast.size} values")
+            return cast.reshape(self.shape)
         if dtype is not None:
-            try:
-                arr: np.ndarray = np.array([lit.value for lit in values], dtype=dtype)
+            try:  # floats from their text, as onnx rounds them (`-0` is -0.0; no double rounding to float32)
+                items = sem.float32_list(values) if dtype is np.float32 else [sem.float64(lit.text) for lit in values] \
+                    if dtype is np.float64 else [lit.value for lit in values]  # fmt: skip
+                arr: np.ndarray = np.array(items, dtype=dtype)
             except (OverflowError, ValueError, TypeError) as e:
                 raise TensorError(str(e)) from None
             if arr.size != self.size:
@@ -289,12 +304,13 @@ def attr_value(v: t.AttrValue | None, declared: str | None, name: str = "") -> A
     if isinstance(v, t.LiteralValue):
         lit = v.literal
         if declared in ("float", "floats") and lit.kind == "int":
-            return float(lit.value)
+            return float(lit.text)  # not float(value): a 400-digit int is inf, not an OverflowError
         return lit.value
     if isinstance(v, t.ListValue):
         single = declared[:-1] if declared and declared.endswith("s") else None
         items = [attr_value(x, single, name) for x in v.items]
-        if single is None and any(isinstance(x, float) for x in items):
+        numbers = all(isinstance(x, (int, float)) for x in items)  # a list with strings has no type (reported)
+        if single is None and numbers and any(isinstance(x, float) for x in items):
             items = [float(x) for x in items]
         return items
     if isinstance(v, t.TensorValue):

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Iterable
 from fractions import Fraction
+
+import numpy as np
 
 from graphlsp.syntax import tree as t
 
@@ -77,6 +80,7 @@ def to_singleton(code: int) -> int:
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 UINT64_MAX = 2**64 - 1
+HUGE_INT = t.HUGE_INT  # the value of an int literal of more than 40 digits: beyond every type's range
 _F32 = struct.Struct("<f")
 _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
@@ -141,7 +145,7 @@ def float32(text: str) -> float:
         raise NumberError(f"{text} is out of range for float") from None
 
 
-def float32_list(lits: list[t.Literal]) -> list[float]:
+def float32_list(lits: Iterable[t.Literal]) -> list[float]:
     """float32() of many literals (the common case fast: no midpoint, no overflow)."""
     pack, unpack = _F32.pack, _F32.unpack
     out = []
@@ -199,6 +203,45 @@ def tensor_value(elem: str, lit: t.Literal) -> int | float | str:
     return float32(lit.text)
 
 
+_F64_MAX = 1.7976931348623157e308
+
+
+def numbers_array(elem: str, nums: t.Numbers) -> np.ndarray | None:
+    """A Numbers list as the values onnx stores for a tensor of element type `elem` (float32 for float and
+    complex64, float64 for double and complex128, int64 for the types stored as integers), all at once: None when
+    some element is not plainly valid (out of range, a float where an integer is required), for the element by
+    element path to say which. float32 values are rounded from the text exactly as `float32()` rounds them."""
+    parts = nums.parts()
+    if elem in FLOAT_DATA or elem in DOUBLE_DATA:
+        try:
+            d = np.array(parts, dtype=np.float64)
+        except (ValueError, OverflowError):
+            return None
+        a = np.abs(d)
+        if not np.isfinite(d).all() or (a > (_F32_MAX if elem in FLOAT_DATA else _F64_MAX)).any():
+            return None
+        if elem in DOUBLE_DATA:
+            return d
+        f = d.astype(np.float32)
+        mid = (d.view(np.uint64) & 0x1FFFFFFF) == 0x10000000  # on a float32 midpoint: double rounding may err
+        small = a < _SUBNORMAL_F32
+        if small.any():
+            scaled = a[small] * _TWO_150
+            mid[small] = (scaled == np.floor(scaled)) & (np.fmod(scaled, 2.0) == 1.0)
+        for i in np.flatnonzero(mid):
+            f[i] = float32(parts[i].strip())
+        return f
+    if elem in STRING_DATA or "." in nums.text or "e" in nums.text or "E" in nums.text:
+        return None
+    try:
+        v = np.array(parts, dtype=np.int64)
+    except (ValueError, OverflowError):
+        return None
+    if elem in INT32_DATA and v.size and (v.min() < INT32_MIN or v.max() > INT32_MAX):
+        return None
+    return v
+
+
 # ---- tensors
 
 
@@ -228,6 +271,8 @@ def tensor_problems(
         return problems
     if data.values is not None:
         elem = ty.elem
+        if isinstance(data.values, t.Numbers) and numbers_array(elem, data.values) is not None:
+            return problems  # every element valid, checked at once
         # the fast path: a number well inside the type's range needs no conversion
         ok_kinds: tuple[str, ...]
         if elem in FLOAT_DATA or elem in DOUBLE_DATA:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from onnx import (
     AttributeProto,
     FunctionProto,
@@ -63,6 +64,12 @@ class ConversionError(ValueError):
         super().__init__(message)
         self.start = start
         self.code = code
+
+
+def _located(e: ConversionError, start: int) -> ConversionError:
+    if e.start < 0:
+        e.start = start
+    return e
 
 
 # ---- model and function headers
@@ -123,10 +130,14 @@ def model_to_proto(model: t.Model) -> ModelProto:
         else:
             raise ConversionError(f"unknown model header key '{key}'")
     if model.graph is None:
-        raise ConversionError("the model has no graph")
+        raise ConversionError("the model has no graph: expected `name (inputs) => (outputs) { ... }` after the "
+                              "header", model.end, "GL101")  # fmt: skip
     _fill_graph(proto.graph, model.graph)
     for fn in model.functions:
-        _fill_function(proto.functions.add(), fn)
+        try:
+            _fill_function(proto.functions.add(), fn)
+        except ConversionError as e:
+            raise _located(e, fn.start) from None
     return proto
 
 
@@ -142,19 +153,26 @@ def graph_to_proto(graph: t.Graph) -> GraphProto:
 def _fill_graph(proto: GraphProto, graph: t.Graph) -> None:
     sig = graph.sig
     proto.name = sig.name.value
-    for vi in sig.inputs:
-        _fill_value_info(proto.input.add(), vi)
-        if vi.has_init:
-            _fill_tensor(proto.initializer.add(), vi.type, vi.init, vi.name.value)
-    for vi in sig.outputs:
-        _fill_value_info(proto.output.add(), vi)
-    for vi in sig.value_infos:
-        if vi.has_init:
-            _fill_tensor(proto.initializer.add(), vi.type, vi.init, vi.name.value)
-        else:
-            _fill_value_info(proto.value_info.add(), vi)
+    vi: t.ValueInfo | None = None
+    try:
+        for vi in sig.inputs:
+            _fill_value_info(proto.input.add(), vi)
+            if vi.has_init:
+                _fill_tensor(proto.initializer.add(), vi.type, vi.init, vi.name.value)
+        for vi in sig.outputs:
+            _fill_value_info(proto.output.add(), vi)
+        for vi in sig.value_infos:
+            if vi.has_init:
+                _fill_tensor(proto.initializer.add(), vi.type, vi.init, vi.name.value)
+            else:
+                _fill_value_info(proto.value_info.add(), vi)
+    except ConversionError as e:
+        raise _located(e, vi.start if vi is not None else sig.start) from None
     for node in graph.nodes:
-        _fill_node(proto.node.add(), node)
+        try:
+            _fill_node(proto.node.add(), node)
+        except ConversionError as e:
+            raise _located(e, node.start) from None
 
 
 def function_to_proto(fn: t.Function) -> FunctionProto:
@@ -299,6 +317,13 @@ def _fill_tensor(proto: TensorProto, ty: t.TypeRef | None, data: t.TensorData | 
     if data.values is not None:
         if not data.values:
             return
+        if isinstance(data.values, t.Numbers):  # a long list of plain numbers: converted at once
+            arr = sem.numbers_array(elem, data.values)
+            if arr is not None:
+                if elem in sem.UINT64_DATA:
+                    arr = arr.astype(np.uint64)  # a negative number is taken modulo 2**64, as std::stoull does
+                getattr(proto, sem.data_field(elem)).extend(arr.tolist())
+                return
         try:
             if elem in sem.FLOAT_DATA:
                 proto.float_data.extend(sem.float32_list(data.values))

@@ -11,7 +11,10 @@ and lists keep empty entries. `to_proto.py` applies onnx's parser semantics on t
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 
 @dataclass(slots=True)
@@ -33,6 +36,67 @@ class Literal:
     value: int | float | str
     start: int
     end: int
+
+
+HUGE_INT = 2**1024  # the value of an int literal of more than 40 digits: beyond every type's range, double's too
+
+
+def number_literal(text: str, start: int, end: int) -> Literal:
+    """A number as written (`-12`, `1.5e3`): an int, or a float when it has a point or an exponent."""
+    if "." in text or "e" in text or "E" in text:
+        return Literal("float", text, float(text), start, end)
+    if len(text.lstrip("-")) > 40:  # far outside int64 (and maybe past Python's int() digit limit): out of every range
+        return Literal("int", text, (-1 if text.startswith("-") else 1) * HUGE_INT, start, end)
+    return Literal("int", text, int(text), start, end)
+
+
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
+
+
+class Numbers(Sequence[Literal]):
+    """The literals of a `{...}` list of plain numbers, kept as the text that writes them (one string for a
+    weight of a million numbers) and made one by one when asked for. `text` is the whole `{...}`; `start` is where
+    its `{` is. Equal to another Numbers of the same text and place, and to the list of its literals."""
+
+    __slots__ = ("text", "start", "size")
+
+    def __init__(self, text: str, start: int) -> None:
+        self.text = text
+        self.start = start
+        self.size = text.count(",") + 1
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[Literal]:
+        at = self.start
+        for m in _NUMBER.finditer(self.text):
+            yield number_literal(m.group(), at + m.start(), at + m.end())
+
+    @overload
+    def __getitem__(self, i: int) -> Literal: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[Literal]: ...
+
+    def __getitem__(self, i: int | slice) -> Literal | list[Literal]:
+        return list(self)[i]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Numbers):
+            return self.text == other.text and self.start == other.start
+        if isinstance(other, list):
+            return list(self) == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def parts(self) -> list[str]:
+        """The numbers' texts (with the space around them)."""
+        return self.text[1:-1].split(",")
+
+    def __repr__(self) -> str:
+        return f"Numbers({self.size} numbers at {self.start})"
 
 
 @dataclass(slots=True)
@@ -62,6 +126,7 @@ class TypeRef:
     dims: list[Dim] | None = None
     args: list[TypeRef] = field(default_factory=list)
     opaque: tuple[str, str] | None = None
+    depth: int = 1  # type constructors nested in it, itself included (`seq(seq(float))`: 3)
 
 
 @dataclass(slots=True)
@@ -78,7 +143,7 @@ class TensorData:
 
     start: int
     end: int
-    values: list[Literal] | None = None
+    values: list[Literal] | Numbers | None = None  # Numbers: a long list of plain numbers, read when asked for
     external: list[KeyValue] | None = None
 
 

@@ -162,11 +162,37 @@ def test_fix_and_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     before = p.read_text()
     code, out, _ = run(capsys, "check", "--no-cache", "--diff", str(p))
     assert code == 1 and p.read_text() == before
+    assert "-  spare = Neg (x)" in out and "com.acme\" : 1" not in out  # importing a guessed version is unsafe
+    code, out, _ = run(capsys, "check", "--no-cache", "--diff", "--unsafe-fixes", str(p))
     assert '+<ir_version: 10, opset_import: ["" : 21, "com.acme" : 1]>' in out and "-  spare = Neg (x)" in out
     code, _, err = run(capsys, "check", "--no-cache", "--fix", str(p))
-    assert "fixed 2 issues" in err
+    assert "fixed 1 issue" in err and code == 1  # GL205 is left
+    assert p.read_text() == before.replace("  spare = Neg (x)\n", "")
+    code, _, err = run(capsys, "check", "--no-cache", "--fix", "--unsafe-fixes", str(p))
+    assert "fixed 1 issue" in err and code == 0
     assert p.read_text() == before.replace('["" : 21]', '["" : 21, "com.acme" : 1]').replace("  spare = Neg (x)\n", "")
-    assert code == 0
+
+
+def test_safe_fixes_keep_comments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The unused node goes, the comment on its line stays; a node with a comment inside it is only removed by
+    --unsafe-fixes."""
+    text = H + (
+        "g (float[N] x, bool c) => (float[N] y) {\n"
+        "  spare = Neg (x)   # why: kept for the next version\n"
+        "  other = If (c) <then_branch = t () => (float[N] a) {\n"
+        "    a = Neg (x)  # inside\n"
+        "  }, else_branch = e () => (float[N] b) { b = Abs (x) }>\n"
+        "  y = Relu (x)\n"
+        "}\n"
+    )
+    p = write(tmp_path, "m.onnxtxt", text)
+    code, _, err = run(capsys, "check", "--no-cache", "--fix", str(p))
+    fixed = p.read_text()
+    assert "fixed 1 issue" in err
+    assert fixed == text.replace("  spare = Neg (x)   # why", "  # why")
+    code, _, err = run(capsys, "check", "--no-cache", "--fix", "--unsafe-fixes", str(p))
+    assert "fixed 1 issue" in err and code == 0
+    assert "other" not in p.read_text() and "# why: kept for the next version" in p.read_text()
 
 
 def test_binary_models_are_linted_by_node(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

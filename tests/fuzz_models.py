@@ -1,0 +1,393 @@
+"""A fuzzer of our own: real models, mutated and truncated, through every command; nothing may escape.
+
+Seeds: the examples, some of onnx's node tests (printed by onnx's printer), the real-world binaries in
+`../shared/realworld/` (printed by our printer, data summarised) and the corpus binaries. Text mutations work on
+tokens and characters (delete, insert, duplicate, truncate, random bytes); binary mutations flip bits, truncate,
+insert and delete bytes, and rewrite the length of a length-delimited field of the protobuf wire format (zero,
+one more, far more than is left, 2**31, 2**63, 2**64 - 1).
+
+What must hold (`check_text`, `check_binary`):
+- `graphlsp check` (the CLI's `main`, in-process) exits 0 or 1, says no "internal error", reports no GL399;
+- binaries: `shapes` and `convert` exit 0 or 1, and converted text parses;
+- text that parses: `fold`'s output parses and keeps every statement it does not edit; the safe fixes only remove
+  node statements (every other statement and every comment kept) and the result parses; `format`'s output is the
+  same model with the same comments.
+
+The mutations take their choices from a `Chooser`: hypothesis draws them in the test suite
+(`tests/test_fuzz_models.py`, a short budget), a seeded random generator in the long run, `make fuzz`
+(`python -m tests.fuzz_models`, for GRAPHLSP_FUZZ_SECONDS seconds, 1800 by default), which prints how many inputs
+ran and each failure (and saves the failing inputs in GRAPHLSP_FUZZ_OUT, `.fuzz-failures/` by default).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import json
+import os
+import random
+import re
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+ROOT = Path(__file__).resolve().parents[1]
+REALWORLD = ROOT.parent / "shared" / "realworld"
+CORPUS = ROOT / "corpus" / "models"
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|[0-9.]+|=>|\S')
+_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')
+_PUNCT = b'()[]{}<>=,:."#@?-\n 0aZ_\\e9'
+
+
+class Chooser(Protocol):
+    def integer(self, lo: int, hi: int) -> int: ...
+
+    def choice(self, items: Sequence[Any]) -> Any: ...
+
+    def blob(self, max_size: int) -> bytes: ...
+
+
+class RandomChooser:
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def integer(self, lo: int, hi: int) -> int:
+        return self.rng.randint(lo, hi)
+
+    def choice(self, items: Sequence[Any]) -> Any:
+        return items[self.rng.randrange(len(items))]
+
+    def blob(self, max_size: int) -> bytes:
+        return bytes(self.rng.randrange(256) for _ in range(self.rng.randint(0, max_size)))
+
+
+# ---- seeds
+
+
+@functools.cache
+def text_seeds() -> list[str]:
+    import onnx.printer
+
+    from graphlsp.binary.read import read_model
+    from graphlsp.syntax.printer import print_model
+    from tests.conftest import example_texts
+
+    texts = list(example_texts().values())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from onnx.backend.test.case.node import collect_testcases
+
+        cases = collect_testcases()
+    texts += [onnx.printer.to_text(c.model) for c in cases[:: max(1, len(cases) // 120)]]
+    for path in sorted(REALWORLD.glob("*.onnx")) + sorted(CORPUS.glob("*.onnx"))[::6]:
+        try:
+            model, _ = read_model(str(path))
+            texts.append(print_model(model, data="summary"))
+        except Exception:  # a model our reader or printer cannot take is no seed
+            continue
+    return texts
+
+
+@functools.cache
+def binary_seeds() -> list[bytes]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from onnx.backend.test.case.node import collect_testcases
+
+        cases = collect_testcases()
+    seeds = [c.model.SerializeToString() for c in cases[:: max(1, len(cases) // 60)]]
+    seeds += [p.read_bytes() for p in sorted(CORPUS.glob("*.onnx")) if p.stat().st_size < 400_000][::2]
+    seeds += [p.read_bytes() for p in sorted(REALWORLD.glob("*.onnx")) if p.stat().st_size < 3_000_000]
+    return seeds
+
+
+# ---- mutations
+
+
+def mutate_text(c: Chooser) -> str:
+    seeds = text_seeds()
+    text = seeds[c.integer(0, len(seeds) - 1)]
+    for _ in range(c.integer(1, 4)):
+        op = c.choice(["del_tok", "ins_tok", "dup_tok", "del_chr", "ins_chr", "dup_chr", "truncate", "bytes"])
+        toks = [(m.start(), m.end()) for m in _TOKEN.finditer(text)] if op.endswith("_tok") else []
+        if toks:
+            s, e = toks[c.integer(0, len(toks) - 1)]
+            if op == "del_tok":
+                text = text[:s] + text[e:]
+            elif op == "dup_tok":
+                text = text[:e] + " " + text[s:e] + text[e:]
+            else:
+                s2, e2 = toks[c.integer(0, len(toks) - 1)]
+                text = text[:s] + text[s2:e2] + " " + text[s:]
+        elif op.endswith("_chr") and text:
+            i = c.integer(0, len(text) - 1)
+            if op == "del_chr":
+                text = text[:i] + text[i + 1 :]
+            elif op == "dup_chr":
+                text = text[:i] + text[i] + text[i:]
+            else:
+                text = text[:i] + chr(c.choice(_PUNCT)) + text[i:]
+        elif op == "truncate":
+            text = text[: c.integer(0, len(text))]
+        elif op == "bytes":
+            i = c.integer(0, len(text))
+            text = text[:i] + c.blob(12).decode("utf-8", errors="replace") + text[i:]
+    return text
+
+
+def _varint(data: bytes | bytearray, i: int) -> tuple[int, int]:
+    """(value, offset after it); raises IndexError or ValueError on a broken varint."""
+    value = shift = 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, i
+        shift += 7
+        if shift > 63:
+            raise ValueError("varint too long")
+
+
+def _encode_varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def length_fields(data: bytes, limit: int = 4000) -> list[tuple[int, int, int]]:
+    """The length-delimited fields of a protobuf message and of the messages inside them (as far as they parse
+    as messages): (offset of the length varint, offset after it, the length)."""
+    found: list[tuple[int, int, int]] = []
+    todo = [(0, len(data), 0)]
+    while todo and len(found) < limit:
+        start, end, depth = todo.pop()
+        i = start
+        fields: list[tuple[int, int, int]] = []
+        try:
+            while i < end:
+                tag, i = _varint(data, i)
+                wire = tag & 7
+                if tag >> 3 == 0:
+                    raise ValueError("field 0")
+                if wire == 0:
+                    _, i = _varint(data, i)
+                elif wire == 1:
+                    i += 8
+                elif wire == 5:
+                    i += 4
+                elif wire == 2:
+                    at = i
+                    n, i = _varint(data, i)
+                    fields.append((at, i, n))
+                    i += n
+                else:
+                    raise ValueError("wire type")
+            if i != end:
+                raise ValueError("overrun")
+        except (IndexError, ValueError):
+            continue  # not a message: its bytes are data
+        found += fields
+        if depth < 6:
+            todo += [(after, after + n, depth + 1) for _, after, n in fields if 0 < n < 65536]
+    return found
+
+
+def mutate_binary(c: Chooser) -> bytes:
+    seeds = binary_seeds()
+    data = bytearray(seeds[c.integer(0, len(seeds) - 1)])
+    for _ in range(c.integer(1, 3)):
+        op = c.choice(["length", "length", "flip", "truncate", "insert", "delete"])
+        if op == "length":
+            fields = length_fields(bytes(data))
+            if fields:
+                at, after, n = fields[c.integer(0, len(fields) - 1)]
+                new = c.choice([0, n + 1, n + c.integer(2, 4096), len(data) * 2, 2**31, 2**32 + 1, 2**63, 2**64 - 1])
+                data[at:after] = _encode_varint(new)
+        elif op == "flip" and data:
+            for _ in range(c.integer(1, 8)):
+                i = c.integer(0, len(data) - 1)
+                data[i] ^= 1 << c.integer(0, 7)
+        elif op == "truncate":
+            del data[c.integer(0, len(data)) :]
+        elif op == "insert":
+            i = c.integer(0, len(data))
+            data[i:i] = c.blob(16)
+        elif op == "delete" and data:
+            i = c.integer(0, len(data) - 1)
+            del data[i : i + c.integer(1, 64)]
+    return bytes(data)
+
+
+# ---- what must hold
+
+
+def run_cli(args: list[str]) -> tuple[int, str, str]:
+    from graphlsp.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(args)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _cli_ok(code: int, out: str, err: str, what: str) -> None:
+    assert code <= 1, f"{what}: exit {code}: {err[-2000:]}"
+    assert "internal error" not in err and "Traceback" not in err, f"{what}: {err[-2000:]}"
+
+
+def _check_json(path: str) -> list[dict[str, Any]]:
+    code, out, err = run_cli(["check", "--no-cache", "--format", "json", path])
+    _cli_ok(code, out, err, "check")
+    diags: list[dict[str, Any]] = json.loads(out) if out.strip() else []
+    bad = [d for d in diags if d["code"] == "GL399"]
+    assert not bad, f"GL399: {bad[0]['message']}"
+    return diags
+
+
+def _statements(text: str) -> list[str]:
+    from graphlsp.syntax.document import SyntaxDocument
+
+    doc = SyntaxDocument(text)
+    return [text[p.abs_start : p.abs_end] for p in doc.pieces]
+
+
+def _deleted_only(before: str, after: str) -> bool:
+    """Whether `after` is `before` with some of its characters deleted (and nothing else changed)."""
+    it = iter(before)
+    return all(ch in it for ch in after)
+
+
+def _comments(text: str) -> list[str]:
+    return [m.group().rstrip() for m in _COMMENT.finditer(text) if m.group().startswith("#")]
+
+
+def check_text(text: str, folder: Path) -> None:
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.fold import fold_text
+    from graphlsp.lint.runner import _fix
+    from graphlsp.syntax.document import SyntaxDocument
+    from graphlsp.syntax.format import format_text
+    from graphlsp.syntax.to_proto import ConversionError, model_to_proto
+
+    path = folder / "fuzz.onnxtxt"
+    path.write_text(text, encoding="utf-8", newline="")
+    _check_json(str(path))
+    doc = SyntaxDocument(text)
+    if doc.problems or not doc.pieces:
+        return
+    # fold: the output parses, and every statement no edit touches is kept as it was
+    run = fold_text(doc)
+    folded = SyntaxDocument(run.text)
+    assert not folded.problems, f"fold output does not parse: {folded.problems[0].message}"
+    edited = [(s, e) for s, e, _ in run.result.edits]
+    kept = Counter(run.text[p.abs_start : p.abs_end] for p in folded.pieces)
+    for p in doc.pieces:
+        if not any(s < p.abs_end and e > p.abs_start for s, e in edited):
+            stmt = text[p.abs_start : p.abs_end]
+            assert kept[stmt] > 0, f"fold changed a statement it does not edit: {stmt[:200]!r}"
+            kept[stmt] -= 1
+    # the safe fixes: text only deleted (unused nodes), never a comment, no statement but a node's touched; the
+    # result parses
+    fixed, _ = _fix(text, "fuzz.onnxtxt", Settings())
+    if fixed != text:
+        after = SyntaxDocument(fixed)
+        assert not after.problems, f"fixed text does not parse: {after.problems[0].message}"
+        assert _deleted_only(text, fixed), "a safe fix wrote text of its own"
+        assert _comments(fixed) == _comments(text), "a safe fix lost a comment"
+        remaining = Counter(_statements(fixed))
+        for p in doc.pieces:
+            stmt = text[p.abs_start : p.abs_end]
+            if remaining[stmt] > 0:
+                remaining[stmt] -= 1
+            else:  # removed, or a node whose subgraph lost a node
+                assert p.kind == "node", f"a safe fix changed a {p.kind}: {stmt[:200]!r}"
+    # format: the same model, the same comments
+    formatted = format_text(text)
+    if formatted is not None:
+        again = SyntaxDocument(formatted)
+        assert not again.problems, f"formatted text does not parse: {again.problems[0].message}"
+        assert _comments(formatted) == _comments(text), "format lost a comment"
+        try:
+            before = model_to_proto(doc.model)
+        except ConversionError:
+            return
+        assert model_to_proto(again.model) == before, "format changed the model"
+
+
+def check_binary(data: bytes, folder: Path) -> None:
+    from graphlsp.syntax.document import SyntaxDocument
+
+    path = folder / "fuzz.onnx"
+    path.write_bytes(data)
+    _check_json(str(path))
+    code, out, err = run_cli(["shapes", str(path)])
+    _cli_ok(code, out, err, "shapes")
+    code, out, err = run_cli(["convert", str(path), "-"])
+    _cli_ok(code, out, err, "convert")
+    if code == 0:
+        doc = SyntaxDocument(out)
+        syntax = [p for p in doc.problems if p.code in ("GL101", "GL104", "GL105")]
+        assert not syntax, f"converted text does not parse: {syntax[0].message}"
+
+
+# ---- the long run (`make fuzz`)
+
+
+def long_run(seconds: float, out: Path, seed: int) -> int:
+    rng = random.Random(seed)
+    chooser = RandomChooser(rng)
+    runs = 0
+    failures: dict[str, tuple[str, bytes, bool]] = {}
+    text_seeds(), binary_seeds()
+    t_end = time.monotonic() + seconds
+    with tempfile.TemporaryDirectory(prefix="gl-fuzz-") as tmp:
+        folder = Path(tmp)
+        while time.monotonic() < t_end:
+            binary = rng.random() < 0.4
+            data = mutate_binary(chooser) if binary else mutate_text(chooser).encode("utf-8")
+            runs += 1
+            try:
+                (check_binary if binary else check_text)(data if binary else data.decode("utf-8"), folder)  # type: ignore[arg-type]
+            except Exception as e:
+                first = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
+                key = re.sub(r"\d+", "N", first)
+                if key not in failures:
+                    failures[key] = (traceback.format_exc(limit=-4), data, binary)
+                    print(f"[{runs}] {'binary' if binary else 'text'}: {first}", flush=True)
+            if runs % 200 == 0:
+                print(f"... {runs} inputs, {len(failures)} distinct failures", flush=True)
+    print(f"{runs} inputs in {seconds:.0f} s, {len(failures)} distinct failures")
+    if failures:
+        out.mkdir(parents=True, exist_ok=True)
+        for i, (key, (trace, data, binary)) in enumerate(failures.items()):
+            name = f"failure-{i}.{'onnx' if binary else 'onnxtxt'}"
+            (out / name).write_bytes(data)
+            print(f"\n== {key}\n   input: {out / name}\n{trace}")
+    return 1 if failures else 0
+
+
+def main(argv: list[str]) -> int:
+    seconds = float(os.environ.get("GRAPHLSP_FUZZ_SECONDS", "1800"))
+    out = Path(os.environ.get("GRAPHLSP_FUZZ_OUT", ".fuzz-failures"))
+    seed = int(os.environ.get("GRAPHLSP_FUZZ_SEED", str(int(time.time()))))
+    print(f"fuzzing for {seconds:.0f} s (seed {seed}); {len(text_seeds())} text and {len(binary_seeds())} binary seeds",
+          flush=True)  # fmt: skip
+    return long_run(seconds, out, seed)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
