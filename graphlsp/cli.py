@@ -116,6 +116,10 @@ def _check(args: argparse.Namespace) -> int:
                   file=report)  # fmt: skip
         else:
             print(summary(diagnostics, len(files)), file=report)
+        hidden = sum(r.hidden_fixes for r in results)
+        if hidden:
+            print(f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option.",
+                  file=report)  # fmt: skip
     if status == EXIT_USAGE:
         return status
     failing = {"error", "warning"} if args.strict else {"error"}

@@ -37,6 +37,7 @@ class FileResult:
     fixed_text: str | None = None  # after --fix / --diff: the text with the safe fixes applied
     fixed_bytes: bytes | None = None  # the same for a binary model: the fixed model
     fixes: int = 0
+    hidden_fixes: int = 0  # unsafe fixes left for `--unsafe-fixes`
     cached: bool = False
 
 
@@ -112,21 +113,24 @@ def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) 
     return [d for d in kept if enabled.get(d.code) or settings.enabled(d.code, path)]
 
 
-def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tuple[str, int]:
+def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tuple[str, int, int]:
     """Apply the safe fixes (and the unsafe ones too when asked) of enabled, unsuppressed findings, round after
-    round until none is left."""
+    round until none is left. Returns the text, the fixes applied and the unsafe fixes left (ruff's "hidden")."""
     from graphlsp.lint.fixes import apply_edits, fixes_for
 
-    total = 0
+    total = hidden = 0
     for _ in range(MAX_FIX_ROUNDS):
         analysis, diags = lint_text(text, path, settings, None)
         wanted = {(d.code, d.start) for d in diags}
         edits: list[tuple[int, int, str]] = []
-        applied = 0
+        applied = hidden = 0
         for f in analysis.findings():
             if (f.code, f.start) not in wanted:
                 continue
-            for fix in fixes_for(analysis, f):
+            found = fixes_for(analysis, f)
+            if not unsafe and found and not any(fix.safe for fix in found):
+                hidden += 1
+            for fix in found:
                 if (fix.safe or unsafe) and all(e[1] <= s or e[0] >= en for s, en, _ in fix.edits for e in edits):
                     edits += fix.edits
                     applied += 1
@@ -135,7 +139,7 @@ def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tupl
             break
         text = apply_edits(text, edits)
         total += applied
-    return text, total
+    return text, total, hidden
 
 
 def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = False) -> FileResult:
@@ -169,7 +173,7 @@ def _check_text(path: str, text: str, error: tuple[str, str, int] | None, settin
                 fix: bool, unsafe: bool = False) -> FileResult:  # fmt: skip
     result = FileResult(path, text=text)
     if fix and error is None:
-        fixed, result.fixes = _fix(text, path, settings, unsafe)
+        fixed, result.fixes, result.hidden_fixes = _fix(text, path, settings, unsafe)
         if fixed != text:
             result.fixed_text = fixed
         _, result.diagnostics = lint_text(fixed, path, settings, None)

@@ -263,13 +263,17 @@ def test_stdin_fix_prints_the_fixed_text_and_reports_on_stderr(
     monkeypatch.chdir(tmp_path)
     text = H + "g (float[N] x) => (float[N] y) {\n  y = com.acme.Gelu (x)\n}\n"
     _stdin(monkeypatch, text.encode())
-    code, out, err = run(capsys, "check", "--fix", "-")
+    code, out, err = run(capsys, "check", "--fix", "-")  # adding an import is unsafe: only offered
+    assert out == text and code == 1
+    assert "1 hidden fix can be enabled with the `--unsafe-fixes` option." in err
+    _stdin(monkeypatch, text.encode())
+    code, out, err = run(capsys, "check", "--fix", "--unsafe-fixes", "-")
     assert out == text.replace('["" : 21]', '["" : 21, "com.acme" : 1]')
     # fixed: no error left (an undeclared domain stays a GL316 info, which does not fail the check)
     assert "-: fixed 1 issue" in err and "error" not in err.split("fixed 1 issue", 1)[1]
     assert code == 0
     _stdin(monkeypatch, text.encode())
-    code, out, _ = run(capsys, "check", "--diff", "--stdin-filename", "m.onnxtxt", "-")
+    code, out, _ = run(capsys, "check", "--diff", "--unsafe-fixes", "--stdin-filename", "m.onnxtxt", "-")
     assert code == 1 and out.startswith("--- m.onnxtxt\n+++ m.onnxtxt\n")
 
 
