@@ -312,11 +312,15 @@ class ShapeRefiner:
             op = ctx.node.op_type
             where = info.origin.span()
             op_span = ctx.node.op_span
+            # a graph output's type is the graph's interface: wrong, it is an error; a value_info entry is an
+            # annotation runtimes recompute (onnxruntime runs the GenAI builder's models, whose value_info
+            # declares a Constant's int64[1] as a scalar): a warning
+            output = any(o is info for o in value.graph.output_infos)
             ctx.problems.append(ShapeProblem(
                 "GL315", f"'{value.name}' is declared {type_str(declared)} but {op} gives {type_str(got.type)} ({e})",
                 self.anchor(where) if where is not None else None,
                 [(f"{op} produces it here", self.anchor(op_span))] if op_span is not None else [],
-                detail=f"output {value.name}",
+                "error" if output else "warning", f"output {value.name}",
             ))  # fmt: skip
 
     def _bind(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -379,11 +383,13 @@ class ShapeRefiner:
         return ok
 
     # ---- function bodies
-    def _infer_function(self, ctx: InferenceContext, body: Graph, attrs: list[FuncAttr]) -> None:
+    def _infer_function(self, ctx: InferenceContext, body: Graph, attrs: list[FuncAttr], relay: bool = True) -> None:
         """Infer a call through the function's body, with the call's attributes bound to the body's `@refs`.
 
-        A recursive call, or one nested more than MAX_CALL_DEPTH deep, is not followed (its outputs stay
-        unknown); the outermost call says so, since problems inside a body are not kept."""
+        The body is inferred once per call, with that call's input types and attributes; with `relay`, an error or
+        warning inside it is reported at the call, the body's node as related information (a schema's function
+        body is onnx's, not the user's: its problems are not relayed). A recursive call, or one nested more than
+        MAX_CALL_DEPTH deep, is not followed (its outputs stay unknown); the outermost call says so."""
         if body in self._calls or len(self._calls) >= MAX_CALL_DEPTH:
             if self._cut is None:
                 op = ctx.node.qualified_op
@@ -395,7 +401,7 @@ class ShapeRefiner:
             self._cut = None
         self._calls.append(body)
         try:
-            self._infer_body(ctx, body, attrs)
+            self._infer_body(ctx, body, attrs, relay)
         finally:
             self._calls.pop()
         if not self._calls and self._cut is not None:
@@ -403,7 +409,7 @@ class ShapeRefiner:
             self._cut = None
             ctx.error(code, message, severity=severity)
 
-    def _infer_body(self, ctx: InferenceContext, body: Graph, attrs: list[FuncAttr]) -> None:
+    def _infer_body(self, ctx: InferenceContext, body: Graph, attrs: list[FuncAttr], relay: bool) -> None:
         binding: dict[str, Any] = {}
         for fa in attrs:
             if fa.has_default:
@@ -423,12 +429,33 @@ class ShapeRefiner:
                     ctx.outputs[i] = Inferred(x.type, x.sv, x.const, x.items)
         finally:
             self._bindings.pop()
-            self.contexts = saved_contexts  # problems inside a body belong to the body, not to each call
+            body_contexts, self.contexts = self.contexts, saved_contexts
+            for node in body_contexts:
+                self.problem_nodes.pop(node, None)  # the body's contexts live only for this call
+        if relay:
+            self._relay(ctx, body, body_contexts)
             for v, x in saved_values.items():
                 if x is None:
                     self.values.pop(v, None)
                 else:
                     self.values[v] = x
+
+    def _relay(self, ctx: InferenceContext, body: Graph, contexts: dict[Node, InferenceContext]) -> None:
+        """The errors and warnings of one call's body, reported at the call: the body's node (or the place its
+        rule pointed at) as related information, then that problem's own related places."""
+        for node in body.topological_order():
+            inner = contexts.get(node)
+            for p in inner.problems if inner is not None else ():
+                if p.severity not in ("error", "warning"):
+                    continue
+                where = p.span
+                if where is None and (op_span := node.op_span) is not None:
+                    where = self.anchor(op_span)
+                at = f" at node '{node.name}'" if node.name else ""
+                related = [(f"{p.message} (inside {ctx.node.qualified_op})", where)] if where is not None else []
+                message = f"with these inputs, its body fails{at}: {p.message}"
+                ctx.problems.append(ShapeProblem(p.code, f"{ctx.op}: {message}", None, related + p.related,
+                                                 p.severity))  # fmt: skip
 
     def _infer_schema_function(self, ctx: InferenceContext, sig: OpSignature) -> None:
         body = _schema_body(sig.name, ctx.version, sig.domain)
@@ -437,7 +464,7 @@ class ShapeRefiner:
                       severity="info")  # fmt: skip
             return
         graph, attrs = body
-        self._infer_function(ctx, graph, attrs)
+        self._infer_function(ctx, graph, attrs, relay=False)
 
     def _refine_from_values(self, ctx: InferenceContext, node: Node) -> None:
         """Outputs whose shape depends on input values (NonZero, Unique, Compress, a Loop's outputs) get the

@@ -189,7 +189,9 @@ DOCS: dict[str, RuleDoc] = {
         "Use the attribute's type (see the hover on it).",
     ),
     "GL315": RuleDoc(
-        "A declared type (graph output, value info) that contradicts inference misleads every tool reading it.",
+        "A declared type (graph output, value info) that contradicts inference misleads every tool reading it. "
+        "A graph output's is an error (the graph's interface is wrong); a value_info entry's a warning (runtimes "
+        "recompute value_info, so the model still runs).",
         H + "g (float[2, 3] x) => (float[3, 2] y) {\n  y = Relu (x)\n}\n",
         "Declare the inferred type (quick fix) or fix the producer.",
     ),

@@ -6,6 +6,8 @@ analysed again; it lives in `.graphlsp_cache/` next to the config file (or in th
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import gc
 import hashlib
 import json
@@ -196,8 +198,21 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
 # ---- cache
 def _cache_key(data: bytes, settings: Settings) -> str:
     h = hashlib.sha256(data)
-    h.update(f"\0{__version__}\0{settings.key()}".encode())
+    h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}".encode())
     return h.hexdigest()
+
+
+@functools.cache
+def _code_stamp() -> str:
+    """The newest modification time of graphlsp's own files: a changed checkout (same version) must not reuse
+    results the old code computed."""
+    package = Path(__file__).resolve().parent.parent
+    newest = 0
+    for root, pattern in ((package, "**/*.py"), (package, "**/*.onnxop"), (package.parent / "grammar", "*.lark")):
+        for f in root.glob(pattern):
+            with contextlib.suppress(OSError):
+                newest = max(newest, f.stat().st_mtime_ns)
+    return str(newest)
 
 
 def _cache_dir(settings: Settings) -> Path:

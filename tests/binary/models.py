@@ -21,7 +21,7 @@ def real_models() -> list[Path]:
 
 def feeds(model: onnx.ModelProto, size: int = 64, seed: int = 0) -> dict[str, Any]:
     """Inputs for every graph input that is not an initializer: symbolic dims take `size`, floats are normal,
-    ints small (a sample rate input gets 16000), bools random."""
+    ints 0 (a sample rate input gets 16000, a mask ones), bools random."""
     rng = np.random.default_rng(seed)
     inits = {t.name for t in model.graph.initializer}
     out: dict[str, Any] = {}
@@ -29,16 +29,26 @@ def feeds(model: onnx.ModelProto, size: int = 64, seed: int = 0) -> dict[str, An
         if vi.name in inits:
             continue
         tt = vi.type.tensor_type
-        shape = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else size for d in tt.shape.dim]
+        shape = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else _dim(d.dim_param, size)
+                 for d in tt.shape.dim]  # fmt: skip
         dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
         if dtype.kind == "f":
             out[vi.name] = rng.standard_normal(shape).astype(dtype)
         elif dtype.kind in "iu":
-            fill = 16000 if vi.name in ("sr", "sample_rate") else 0
+            fill = 16000 if vi.name in ("sr", "sample_rate") else 1 if "mask" in vi.name else 0
             out[vi.name] = np.full(shape, fill, dtype=dtype)
         else:
             out[vi.name] = rng.integers(0, 2, shape).astype(dtype)
     return out
+
+
+def _dim(param: str, size: int) -> int:
+    """A symbolic dim's size: every symbol is `size`, and a sum of symbols (the GenAI builder's attention mask is
+    `past_sequence_length + sequence_length` long) the sum."""
+    terms = [t.strip() for t in param.split("+")]
+    if len(terms) > 1 and all(t.isidentifier() for t in terms):
+        return size * len(terms)
+    return size
 
 
 def run(model_bytes: bytes, inputs: dict[str, Any]) -> list[Any]:

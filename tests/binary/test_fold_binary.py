@@ -3,6 +3,7 @@ initializer and node that did not fold is the same message as before."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +20,18 @@ MODELS = [p for p in real_models() if p.stat().st_size < 12 << 20]
 @pytest.mark.parametrize("path", MODELS, ids=[p.name for p in MODELS])
 def test_fold_writes_a_binary_that_computes_the_same(path: Path, tmp_path: Path) -> None:
     out = tmp_path / "folded.onnx"
+    for data in path.parent.glob(path.name + ".*"):  # external data: the folded model goes beside it, and so
+        shutil.copyfile(data, tmp_path / data.name)  # does the source here
+    if any(tmp_path.iterdir()):
+        path = Path(shutil.copyfile(path, tmp_path / path.name))
     assert main(["fold", str(path), "-o", str(out)]) == 0
     before, after = onnx.load(path), onnx.load(out)
-    onnx.checker.check_model(after)
+    try:
+        onnx.checker.check_model(before)
+    except onnx.checker.ValidationError:  # an op onnx does not define (the GenAI builder's): onnxruntime judges
+        pass
+    else:
+        onnx.checker.check_model(after)
     assert [t.SerializeToString() for t in before.graph.initializer] == [
         t.SerializeToString() for t in after.graph.initializer
     ]
