@@ -235,8 +235,14 @@ def _shapes(args: argparse.Namespace) -> int:
     from graphlsp.analysis import Analysis, ModelAnalysis
     from graphlsp.infer.report import value_shapes
     from graphlsp.infer.types import type_str
+    from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.source import read_source
 
+    try:
+        load_settings(args.file)  # the project's op libraries: their ops' shapes
+    except ConfigError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     if args.file.endswith(".onnx"):
         from graphlsp.binary.read import read_model
 
@@ -287,7 +293,8 @@ def _fold(args: argparse.Namespace) -> int:
               f"{'*.onnx' if binary_in else '*.onnxtxt'} (`graphlsp convert` changes the format)", file=sys.stderr)
         return EXIT_USAGE
     try:
-        cap = args.size_cap if args.size_cap is not None else load_settings(args.file).fold_size_cap
+        settings = load_settings(args.file)  # the project's op libraries come into use here too
+        cap = args.size_cap if args.size_cap is not None else settings.fold_size_cap
         if binary_in:
             return _fold_binary(args.file, args.output, cap)
         source = read_source(args.file)

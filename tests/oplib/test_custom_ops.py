@@ -241,3 +241,16 @@ def test_library_problems_are_a_configuration_error(tmp_path: Path, capsys: pyte
             load_settings(tmp_path)
     finally:
         CATALOG.clear_project()
+
+
+def test_shapes_and_fold_use_the_projects_libraries(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "small.onnxtxt").write_text('<ir_version: 10, opset_import: ["" : 21, "com.acme" : 1]>\n'
+                                           "g (float[batch, 4, 8] x) => (h) {\n"
+                                           "  h = com.acme.SplitHeads <num_heads = 2> (x)\n}\n")  # fmt: skip
+    CATALOG.clear_project()  # as in a fresh process: `shapes` itself must find pyproject's op-libraries
+    assert main(["shapes", "--format", "json", str(project / "small.onnxtxt")]) == 0
+    values = {v["name"]: v for v in json.loads(capsys.readouterr().out)["values"]}
+    assert values["h"]["shape"] == ["batch", 2, 4, 4]
+    CATALOG.clear_project()
+    code = main(["fold", "--size-cap", "1000", "-o", str(project / "folded.onnxtxt"), str(project / "model.onnxtxt")])
+    assert code in (0, 1) and "GL204" not in capsys.readouterr().err
