@@ -385,7 +385,7 @@ class _Reader:
             node.outputs.append(v)
             first = g.values.get(name)
             if first is None and g.parent is not None:
-                first = _visible(g, name)
+                first = g.outer_defined(name)
             if first is None:
                 g.values[name] = v
                 continue
@@ -474,17 +474,6 @@ class _Sparse(Tensor):
 
     def to_proto(self) -> onnx.SparseTensorProto:
         return self.proto
-
-
-def _visible(g: Graph, name: str) -> Value | None:
-    """A value of an enclosing graph defined before the node holding `g` (what onnx's checker lets it shadow)."""
-    while g.parent is not None and g.owner is not None:
-        holder = g.owner
-        g = g.parent
-        v = g.values.get(name)
-        if v is not None and (v.producer is None or v.producer.index < holder.index):
-            return v
-    return None
 
 
 def _unknown_negative(ty: TypeSpec) -> TypeSpec:

@@ -295,6 +295,18 @@ class Graph:
             g = g.parent
         return None
 
+    def outer_defined(self, name: str) -> Value | None:
+        """A value of an enclosing graph defined before the node holding this subgraph: the one a definition of
+        `name` here would shadow (as onnx's checker sees it)."""
+        g = self
+        while g.parent is not None and g.owner is not None:
+            holder = g.owner
+            g = g.parent
+            v = g.values.get(name)
+            if v is not None and (v.producer is None or v.producer.index < holder.index):
+                return v
+        return None
+
     def producer(self, name: str) -> Node | None:
         v = self.lookup(name)
         return v.producer if v is not None else None

@@ -585,7 +585,7 @@ class _Builder:
                 outs.append(v)
                 first = values.get(nm)
                 if first is None and parent is not None:
-                    first = _visible(g, nm)
+                    first = g.outer_defined(nm)
                 if first is None:
                     values[nm] = v
                     continue
@@ -764,17 +764,6 @@ def _link(a: Node, b: Node) -> str:
         if v is not None and any(b.graph.top_node(c) is b for c, _ in v.consumers):
             return v.name
     return "?"
-
-
-def _visible(g: Graph, name: str) -> Value | None:
-    """A value of an enclosing graph that is defined before the node holding `g` (as onnx's checker sees it)."""
-    while g.parent is not None and g.owner is not None:
-        holder = g.owner
-        g = g.parent
-        v = g.values.get(name)
-        if v is not None and (v.producer is None or v.producer.index < holder.index):
-            return v
-    return None
 
 
 def _visible_names(g: Graph | None) -> list[str]:
