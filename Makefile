@@ -19,7 +19,7 @@ run: $(STAMP)
 	$(BIN)/graphlsp check examples/; status=$$?; [ $$status -le 1 ]
 
 lint: $(STAMP)
-	$(BIN)/ruff check graphlsp tests bench
+	$(BIN)/ruff check graphlsp tests bench tools
 	$(BIN)/mypy graphlsp
 	$(BIN)/lint-imports
 
