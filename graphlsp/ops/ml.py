@@ -10,6 +10,7 @@ from onnx import TensorProto, helper
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim
 from graphlsp.infer.types import MapType, SequenceType, TensorType
+from graphlsp.ops.controlflow import subgraph
 from graphlsp.ops.registry import shape_fn
 
 ML = "ai.onnx.ml"
@@ -145,9 +146,22 @@ def adam(ctx: InferenceContext) -> None:
 
 @shape_fn("FlexAttention", domain="ai.onnx.preview")
 def flex_attention(ctx: InferenceContext) -> None:
-    """Q [B, H, Sq, E], K [B, H, Sk, E], V [B, H, Sk, Ev] -> Y [B, H, Sq, Ev]."""
-    q, v = ctx.input_shape(0), ctx.input_shape(2)
+    """Q [B, Hq, L, E], K [B, Hkv, S, E], V [B, Hkv, S, Ev] -> Y [B, Hq, L, Ev]. The modifier subgraphs (score_mod,
+    prob_mod) each take the scores / probabilities, [B, Hq, L, S] of the softmax precision (the attribute, else
+    double for double inputs and float for the others), as the schema says."""
+    q, k, v = ctx.input_shape(0), ctx.input_shape(1), ctx.input_shape(2)
+    elem = ctx.input_elem(0)
+    precision = ctx.attr("softmax_precision")
+    if precision is None and elem is not None:
+        precision = TensorProto.DOUBLE if elem == TensorProto.DOUBLE else TensorProto.FLOAT
+    q4 = q if q is not None and len(q) == 4 else (None,) * 4
+    kv_len = k[2] if k is not None and len(k) == 4 else v[2] if v is not None and len(v) == 4 else None
+    scores = TensorType(int(precision) if precision is not None else None, (q4[0], q4[1], q4[2], kv_len))
+    for name in ("score_mod", "prob_mod"):
+        body = subgraph(ctx, name)
+        if body is not None:
+            ctx.infer_graph(body, [scores])
     if q is None or v is None or len(q) != 4 or len(v) != 4:
-        ctx.set_output(0, None, ctx.input_elem(0))
+        ctx.set_output(0, None, elem)
         return
-    ctx.set_output(0, (q[0], q[1], q[2], v[3]), ctx.input_elem(0))
+    ctx.set_output(0, (q[0], q[1], q[2], v[3]), elem)

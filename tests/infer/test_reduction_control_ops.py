@@ -465,3 +465,34 @@ def test_ops_outside_ai_onnx_that_node_tests_use() -> None:
     types, findings = infer(text)
     assert types["b"] == "float[3, 4]" and types["w2"] == "float[2]" and types["v2"] == "float[2]"
     assert [f for f in findings if f.severity == "error"] == []
+
+
+def test_flex_attention_modifier_bodies_see_the_scores() -> None:
+    # the schema: score_mod and prob_mod take [B, Hq, L, S] of the softmax precision (float unless the inputs are
+    # double or softmax_precision says); onnx's node test test_flexattention_causal_mask builds its mask from it
+    text = (
+        '<ir_version: 13, opset_import: ["" : 26, "ai.onnx.preview" : 1]>\n'
+        "g (float16[B, 8, L, 16] q, float16[B, 2, S, 16] k, float16[B, 2, S, 32] v) => (float16[B, 8, L, 32] y) {\n"
+        "  y = ai.onnx.preview.FlexAttention (q, k, v) <score_mod: graph = sm (float[B, H, L, S] scores) => (float[B, H, L, S] out) {\n"
+        "      shape = Shape (scores)\n"
+        "      three = Constant <value = int64 {3}> ()\n"
+        "      s_len = Gather <axis = 0> (shape, three)\n"
+        "      zero = Constant <value = int64 {0}> ()\n"
+        "      one = Constant <value = int64 {1}> ()\n"
+        "      k_range = Range (zero, s_len, one)\n"
+        "      out = Relu (scores)\n"
+        "  }, prob_mod: graph = pm (float[B, H, L, S] probs) => (float[B, H, L, S] p_out) {\n"
+        "      p_out = Identity (probs)\n"
+        "  }, softmax_precision = 1>\n"
+        "}\n"
+    )
+    types, findings = infer(text)
+    assert types["y"] == "float16[B, 8, L, 32]"
+    assert types["out"] == "float[B, 8, L, S]" and types["k_range"] == "int64[S]"
+    assert types["p_out"] == "float[B, 8, L, S]"
+    assert [f for f in findings if f.severity == "error"] == []
+    # without the attribute: float for float16 inputs, double for double inputs
+    types, _ = infer(text.replace(", softmax_precision = 1", ""))
+    assert types["out"] == "float[B, 8, L, S]"
+    types, _ = infer(text.replace(", softmax_precision = 1", "").replace("float", "double").replace("double16", "double"))
+    assert types["out"] == "double[B, 8, L, S]" and types["p_out"] == "double[B, 8, L, S]"
