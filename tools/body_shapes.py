@@ -866,7 +866,7 @@ def find_runs(model: onnx.ModelProto, eng: Engines, res: Result, timeout: float,
         plan = [(reseed, variant, merge, cand) for reseed in (0, 1) for variant in ((0, 1, 2) if has_int else (0,))
                 for merge in (False, True) for cand in CANDIDATES]  # fmt: skip
         for reseed, variant, merge, cand in plan:
-            if enough(good) or time.monotonic() > deadline or (reseed and not good):
+            if enough(good) or time.monotonic() > deadline or (reseed and len(good) < 2):
                 break  # reseed: the same sizes with other random data, for a branch the data picks
             env = assignment(symbols, cand, merge)
             if env is None:
