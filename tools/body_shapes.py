@@ -810,6 +810,7 @@ class Result:
     runs: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # runs not used, and why
     wrong: list[dict[str, Any]] = field(default_factory=list)
+    open: list[dict[str, Any]] = field(default_factory=list)  # PARTIAL and UNKNOWN values
     inconsistent: list[str] = field(default_factory=list)
     classes: dict[str, str] = field(default_factory=dict)
     per_body: dict[str, dict[str, int]] = field(default_factory=dict)
@@ -971,6 +972,9 @@ def evaluate(model: onnx.ModelProto, name: str, path: str | None = None, timeout
         label = table[tag].label
         res.classes[f"{label}:{vname}"] = v.cls
         res.per_body.setdefault(label, dict.fromkeys(CLASSES, 0))[v.cls] += 1
+        if v.cls in "PU":
+            res.open.append({"body": label, "name": vname, "cls": v.cls, "graphlsp": fmt_shape(*(t or (None, None))),
+                             "runtime": [fmt_seen(seen[r]) for r in sorted(seen)]})  # fmt: skip
         if v.cls == "W":
             res.wrong.append({"body": label, "name": vname, "why": v.why, "graphlsp": fmt_shape(*(t or (None, None))),
                               "runtime": [fmt_seen(seen[r]) for r in sorted(seen)]})  # fmt: skip
@@ -1042,7 +1046,7 @@ def node_test_cases(filters: list[str]) -> Iterator[tuple[str, onnx.ModelProto, 
         yield case.name, case.model, dict(zip(names, ins, strict=False)), list(outs)
 
 
-def print_result(r: Result, show: int) -> None:
+def print_result(r: Result, show: int, show_open: int = 0) -> None:
     if r.error:
         print(f"{r.model:<40} {r.bodies:>3} {r.body_nodes:>5} {'-':>6}  {r.error[:150]}", flush=True)
         return
@@ -1072,6 +1076,9 @@ def print_result(r: Result, show: int) -> None:
         print(f"    WRONG ({w['why']}) {w['body']}: {w['name']}: graphlsp {w['graphlsp']}  runtime {rt}")
     if len(r.wrong) > show:
         print(f"    ... {len(r.wrong) - show} more WRONG")
+    for o in r.open[:show_open]:
+        rt = " / ".join(o["runtime"])
+        print(f"    {o['cls']} {o['body']}: {o['name']}: graphlsp {o['graphlsp']}  runtime {rt}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1086,6 +1093,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="also judge onnx, onnx-shape-inference and onnxruntime's symbolic inference (oracle venv)")
     ap.add_argument("--json", metavar="OUT", help="write all results as JSON")
     ap.add_argument("--show", type=int, default=5, help="WRONG values to print per model (5)")
+    ap.add_argument("--show-open", type=int, default=0, metavar="N",
+                    help="PARTIAL and UNKNOWN values to print per model (0)")  # fmt: skip
     ap.add_argument("--timeout", type=float, default=300, help="seconds per model (300)")
     args = ap.parse_args(argv)
     print(f"{'model':<40} {'bod':>3} {'nodes':>5} {'values':>6}  {'E':>5} {'P':>5} {'U':>5} {'W':>5}", flush=True)
@@ -1095,7 +1104,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, model, feeds, expected in node_test_cases(args.models):
             r = evaluate(model, name, None, args.timeout, feeds, expected, peers)
             results.append(r)
-            print_result(r, args.show)
+            print_result(r, args.show, args.show_open)
     else:
         for path in args.models:
             name = os.path.basename(path).rsplit(".", 1)[0]
@@ -1104,7 +1113,7 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as e:  # noqa: BLE001
                 r = Result(name, error=f"failed: {_short(e)}")
             results.append(r)
-            print_result(r, args.show)
+            print_result(r, args.show, args.show_open)
     tot = dict.fromkeys(CLASSES, 0)
     for r in results:
         for k in CLASSES:
