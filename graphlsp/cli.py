@@ -369,8 +369,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_ArgumentParser)
 
     check = sub.add_parser("check", help="report diagnostics for model files and folders")
-    check.add_argument("paths", nargs="*", help="files or folders (*.onnxtxt, *.onnxtext, *.onnx), "
-                       "or - for standard input; default: .")  # fmt: skip
+    check.add_argument("paths", nargs="*", help="files or folders (*.onnxtxt, *.onnxtext, *.onnx, and op "
+                       "libraries *.onnxop), or - for standard input; default: .")  # fmt: skip
     check.add_argument("--stdin-filename", metavar="PATH",
                        help="the name of the model read from standard input, for output and settings (a name "
                        "ending in .onnx reads a binary model)")  # fmt: skip

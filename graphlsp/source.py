@@ -7,6 +7,7 @@ from pathlib import Path
 
 TEXT_SUFFIXES = (".onnxtxt", ".onnxtext")
 MODEL_SUFFIXES = (*TEXT_SUFFIXES, ".onnx")
+LIBRARY_SUFFIX = ".onnxop"  # an op library (graphlsp/oplib): `graphlsp check` reports its problems too
 
 
 @dataclass(slots=True)
@@ -47,14 +48,14 @@ def read_source(path: str | Path) -> Source:
 
 
 def find_model_files(paths: list[str]) -> tuple[list[str], list[str]]:
-    """Expand folders into model files (sorted); returns (files, paths that do not exist)."""
+    """Expand folders into model files and op library files (sorted); returns (files, paths that do not exist)."""
     files: list[str] = []
     missing: list[str] = []
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             files.extend(
-                str(f) for f in sorted(p.rglob("*")) if f.suffix in MODEL_SUFFIXES and f.is_file()
+                str(f) for f in sorted(p.rglob("*")) if f.suffix in (*MODEL_SUFFIXES, LIBRARY_SUFFIX) and f.is_file()
                 and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )  # fmt: skip
         elif p.is_file():

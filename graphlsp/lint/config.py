@@ -116,10 +116,12 @@ def _op_libraries(value: Any, root: Path | None, source: str) -> list[str]:
 
 
 def _use_libraries(paths: list[str], source: str) -> None:
-    """Put a project's op libraries in use (graphlsp.oplib's catalog); their errors are a ConfigError."""
+    """Put a project's op libraries in use (graphlsp.oplib's catalog); their errors are a ConfigError, except in a
+    file an editor has open (its text stands for the file: the editor shows its errors on it)."""
     from graphlsp.oplib.catalog import CATALOG
 
-    problems = [p for lib in CATALOG.add_files([Path(x) for x in paths]) for p in lib.errors]
+    libs = CATALOG.add_files([Path(x) for x in paths])
+    problems = [p for lib in libs if not CATALOG.overlaid(lib.path) for p in lib.errors]
     if problems:
         shown = "\n".join(f"  {p}" for p in problems[:20])
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""

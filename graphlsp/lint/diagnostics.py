@@ -10,6 +10,7 @@ from graphlsp.lint.rules import rule
 if TYPE_CHECKING:
     from graphlsp.analysis import Analysis, ModelAnalysis
     from graphlsp.graph.core import Node
+    from graphlsp.oplib.query import OpDocument
     from graphlsp.syntax.document import SyntaxDocument
 
 
@@ -108,6 +109,25 @@ def collect_analysis(analysis: Analysis, path: str = "<text>") -> list[Diagnosti
     if doc.model.graph is not None:
         for f in analysis.findings():
             out.append(_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related), f.node))
+    out.sort(key=lambda d: (d.start, d.code))
+    return out
+
+
+def collect_library(doc: OpDocument, path: str) -> list[Diagnostic]:
+    """The problems of an op library file (`*.onnxop`): GL601 syntax errors, GL602 declaration errors, GL603
+    warnings, each at its place (the editor and `graphlsp check` report the same)."""
+    from graphlsp.oplib.query import problem_code
+
+    out = []
+    size = len(doc.text)
+    for p in doc.library.problems:
+        code = problem_code(p)
+        r = rule(code)
+        loc = p.loc
+        start, end = min(loc.start, size), min(max(loc.start, loc.end), size)
+        line, col = max(1, loc.line), max(1, loc.col)
+        out.append(Diagnostic(path, line, col, max(line, loc.end_line), max(1, loc.end_col), p.severity, code, r.name,
+                              p.message, start, end))  # fmt: skip
     out.sort(key=lambda d: (d.start, d.code))
     return out
 

@@ -234,4 +234,23 @@ DOCS: dict[str, RuleDoc] = {
         H + "g (float[N] x) => (float[N] y) {\n  y = Relu (x)  # noqa: GL301\n}\n",
         "Remove the comment.",
     ),
+    "GL601": RuleDoc(
+        "graphlsp reads an op library file declaration by declaration: a declaration that does not parse is left "
+        "out, and the nodes of its op are reported as undeclared (GL316) or unknown.",
+        "",  # a library file, not a model: `op com.acme.Foo { input x: T[N }`
+        "Close the bracket, add the missing `:` or name the message says (graphlsp/oplib/README.md has the "
+        "language).",
+    ),
+    "GL602": RuleDoc(
+        "A declaration with an error (a type that does not exist, a dim of an output that no input binds, an "
+        "unknown function) cannot be checked against nodes, so the op is left out of the library.",
+        "",  # `op com.acme.Foo { input x: T[N]  output y: T[M]  type T: float }`: M is bound by no input
+        "Declare what the message names: the type constraint, the dim in some input's shape, the attribute.",
+    ),
+    "GL603": RuleDoc(
+        "The declaration is used, but part of it does nothing or is never used: a type constraint no input or "
+        "output has, a `dim` statement for a symbol no input binds, an op that onnx already defines.",
+        "",  # `op com.acme.Foo { input x: float  output y: float  type T: float }`: T is never used
+        "Remove what is unused, or use it.",
+    ),
 }

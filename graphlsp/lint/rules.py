@@ -1,7 +1,8 @@
 """The rule table: every diagnostic code graphlsp emits, with its kebab-case name and default severity.
 
 Codes: GL1xx syntax, GL2xx graph structure, GL3xx shapes and types, GL4xx constant folding and simplification,
-GL5xx style. A code is stable once released; names may be used wherever a code is accepted.
+GL5xx style, GL6xx op library files (`*.onnxop`). A code is stable once released; names may be used wherever a
+code is accepted.
 """
 
 from __future__ import annotations
@@ -90,6 +91,11 @@ RULES: dict[str, Rule] = {
         Rule("GL403", "constant-evaluation-error", "error", "A node that fails on its constant inputs (division "
              "by zero, index out of range)."),
         Rule("GL501", "unused-suppression", "warning", "A `# noqa` comment that suppresses nothing."),
+        Rule("GL601", "op-library-syntax", "error", "An op library file (`*.onnxop`) that does not parse."),
+        Rule("GL602", "op-declaration-error", "error", "An op declaration graphlsp cannot use (an unknown type or "
+             "function, a name the shape contract cannot resolve): the op is left out of the library."),
+        Rule("GL603", "op-declaration-warning", "warning", "An op declaration graphlsp uses that is probably not "
+             "what was meant (an unused type constraint, onnx already defines the op)."),
     ]
 }
 

@@ -25,6 +25,7 @@ from graphlsp.lint.rules import rule
 
 if TYPE_CHECKING:
     from graphlsp.analysis import Analysis
+    from graphlsp.oplib.query import OpDocument
 
 MAX_FIX_ROUNDS = 8
 
@@ -115,6 +116,18 @@ def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) 
     return [d for d in kept if enabled.get(d.code) or settings.enabled(d.code, path)]
 
 
+def lint_library(text: str, path: str, settings: Settings, doc: OpDocument | None = None) -> list[Diagnostic]:
+    """An op library file's diagnostics as `check` reports them (GL6xx; settings and suppressions applied, except
+    that a syntax error is never silenced, as in a model). `doc`: the text analysed already (the editor)."""
+    from graphlsp.lint.diagnostics import collect_library
+    from graphlsp.oplib.query import SYNTAX, analyse
+
+    diags = collect_library(doc if doc is not None else analyse(text, path), path)
+    syntax = finalize([d for d in diags if d.code == SYNTAX], "", path, settings)  # no suppression applies
+    kept = finalize([d for d in diags if d.code != SYNTAX], text, path, settings)
+    return sorted(syntax + kept, key=lambda d: (d.start, d.code))
+
+
 def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tuple[str, int, int]:
     """Apply the safe fixes (and the unsafe ones too when asked) of enabled, unsuppressed findings, round after
     round until none is left. Returns the text, the fixes applied and the unsafe fixes left (ruff's "hidden")."""
@@ -168,7 +181,25 @@ def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = 
         source = read_source(path)
     except OSError as e:
         return FileResult(path, error=e.strerror or str(e))
+    if is_library(path):  # nothing to fix in a library
+        return _check_library(path, source.text, source.error, settings)
     return _check_text(path, source.text, source.error, settings, fix, unsafe)
+
+
+def is_library(path: str) -> bool:
+    from graphlsp.source import LIBRARY_SUFFIX
+
+    return path.lower().endswith(LIBRARY_SUFFIX)
+
+
+def _check_library(path: str, text: str, error: tuple[str, str, int] | None, settings: Settings) -> FileResult:
+    result = FileResult(path, text=text)
+    if error is not None:  # not UTF-8
+        code, message, _ = error
+        r = rule(code)
+        result.diagnostics.append(Diagnostic(path, 1, 1, 1, 1, r.severity, code, r.name, message))
+    result.diagnostics += lint_library(text, path, settings)
+    return result
 
 
 def _check_text(path: str, text: str, error: tuple[str, str, int] | None, settings: Settings,
@@ -192,6 +223,8 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
     if path.endswith(".onnx"):
         return FileResult(path, lint_binary(path, settings, data), binary=True)
     text, error = decode(data)
+    if is_library(path):
+        return _check_library(path, text, error, settings)
     return _check_text(path, text, error, settings, fix, unsafe)
 
 

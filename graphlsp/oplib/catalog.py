@@ -26,7 +26,7 @@ from graphlsp.oplib import model as m
 # The parser (and lark) and the checker are imported on first use: a model without such ops never pays for them.
 
 LIBRARIES = Path(__file__).resolve().parent / "libraries"
-CACHE_VERSION = "1"  # bump when the model's classes or the checker change what a checked library holds
+CACHE_VERSION = "2"  # bump when the model's classes or the checker change what a checked library holds
 
 
 def builtin_paths() -> list[Path]:
@@ -74,11 +74,20 @@ def load(path: Path) -> m.Library:
     return lib
 
 
+def _key(path: str | Path) -> str:
+    return str(Path(path).resolve())
+
+
 class Catalog:
+    """The libraries in use. An editor's unsaved text of a library file (an *overlay*, `set_overlay`) stands for
+    the file while it is open: the models open beside it are checked against the declarations as typed."""
+
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._builtin: list[m.Library] | None = None
+        self._builtin_keys: list[str] = []
         self._project: dict[str, tuple[tuple[int, int], m.Library]] = {}  # path -> ((mtime_ns, size), library)
+        self._overlays: dict[str, tuple[str, m.Library]] = {}  # path -> (the editor's text, its library)
         self._index: dict[tuple[str, str], list[m.OpDecl]] | None = None
         self.generation = 0  # bumped whenever the set of declarations changes
 
@@ -86,7 +95,9 @@ class Catalog:
     def builtin(self) -> list[m.Library]:
         with self._lock:
             if self._builtin is None:
-                self._builtin = [load(p) for p in builtin_paths()]
+                paths = builtin_paths()
+                self._builtin = [load(p) for p in paths]
+                self._builtin_keys = [_key(p) for p in paths]
                 self._changed()
             return self._builtin
 
@@ -105,10 +116,79 @@ class Catalog:
                 if found is None or found[0] != stamp:
                     lib = load(p)
                     self._project[key] = (stamp, lib)
-                    self._changed()
+                    if key not in self._overlays or found is None:
+                        self._changed()
                     found = self._project[key]
-                out.append(found[1])
+                overlay = self._overlays.get(key)
+                out.append(overlay[1] if overlay is not None else found[1])
         return out
+
+    # ---- an editor's text of a library file
+    def set_overlay(self, path: str | Path, text: str, lib: m.Library) -> bool:
+        """The editor's text of a library file (parsed and checked: `lib`) stands for the file from now on, until
+        `drop_overlay`; the same text as the file's on disk is the file. True when the declarations in use changed
+        (the file is a shipped library or one of a project's)."""
+        key = _key(path)
+        with self._lock:
+            old = self._overlays.get(key)
+            if old is not None and old[0] == text:
+                return False
+            if _disk_text(key) == text:  # the file as saved
+                if old is None:
+                    return False
+                del self._overlays[key]
+                self._reload(key)
+            else:
+                self._overlays[key] = (text, lib)
+            if not self._in_use(key):
+                return False
+            self._changed()
+            return True
+
+    def drop_overlay(self, path: str | Path) -> bool:
+        """The editor closed the file: its text on disk stands for it again. True when the declarations in use
+        changed."""
+        key = _key(path)
+        with self._lock:
+            old = self._overlays.pop(key, None)
+            if old is None:
+                return False
+            if _disk_text(key) == old[0] and key in self._project:  # saved as typed: the overlay's library is the file
+                self._project[key] = (_stamp(key), old[1])
+                return False
+            self._reload(key)
+            if not self._in_use(key):
+                return False
+            self._changed()
+            return True
+
+    def overlaid(self, path: str | Path) -> bool:
+        """Whether an editor's text stands for the file."""
+        return _key(path) in self._overlays
+
+    def library(self, path: str | Path) -> m.Library | None:
+        """The library in use for a file (an editor's text of it, if any), None when it is not in use."""
+        key = _key(path)
+        with self._lock:
+            if not self._in_use(key):
+                return None
+            overlay = self._overlays.get(key)
+            if overlay is not None:
+                return overlay[1]
+            if key in self._project:
+                return self._project[key][1]
+            return self.builtin()[self._builtin_keys.index(key)]
+
+    def _in_use(self, key: str) -> bool:
+        self.builtin()
+        return key in self._project or key in self._builtin_keys
+
+    def _reload(self, key: str) -> None:
+        """Read a file in use again from disk (after its overlay went)."""
+        if key in self._project:
+            self._project[key] = (_stamp(key), load(Path(key)))
+        elif self._builtin is not None and key in self._builtin_keys:
+            self._builtin[self._builtin_keys.index(key)] = load(Path(key))
 
     def clear_project(self) -> None:
         """Forget every project library (the shipped ones stay)."""
@@ -118,7 +198,12 @@ class Catalog:
                 self._changed()
 
     def libraries(self) -> list[m.Library]:
-        return [*self.builtin(), *(lib for _, lib in self._project.values())]
+        builtin = self.builtin()
+        overlays = self._overlays
+        if not overlays:
+            return [*builtin, *(lib for _, lib in self._project.values())]
+        out = [overlays[k][1] if k in overlays else lib for k, lib in zip(self._builtin_keys, builtin, strict=True)]
+        return out + [overlays[k][1] if k in overlays else lib for k, (_, lib) in self._project.items()]
 
     def _changed(self) -> None:
         self._index = None
@@ -159,6 +244,21 @@ class Catalog:
 
     def op_names(self, domain: str) -> list[str]:
         return sorted(op for d, op in self._ops() if d == domain)
+
+
+def _stamp(key: str) -> tuple[int, int]:
+    try:
+        st = os.stat(key)
+        return st.st_mtime_ns, st.st_size
+    except OSError:
+        return -1, -1
+
+
+def _disk_text(key: str) -> str | None:
+    try:
+        return Path(key).read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 CATALOG = Catalog()

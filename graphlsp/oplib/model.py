@@ -36,6 +36,7 @@ class Problem:
     loc: Loc
     message: str
     severity: str = "error"  # error, warning
+    code: str = ""  # GL601 for a syntax error; "" for a declaration's problem (GL602 error, GL603 warning)
 
     def __str__(self) -> str:
         return f"{self.path}:{self.loc.line}:{self.loc.col}: {self.severity}: {self.message}"
@@ -241,11 +242,13 @@ class OpDecl:
     requires: list[Require] = field(default_factory=list)
     symbols: dict[str, Symbol] = field(default_factory=dict)
     lets: dict[str, Expr] = field(default_factory=dict)  # `let L = dim(key, 1) if has(key) else S`
+    let_locs: dict[str, Loc] = field(default_factory=dict)  # where each `let` names its expression
     shape: Delegate | None = None
     alternative: str = ""
     library: str = ""  # the library's name (a runtime: onnxruntime)
     path: str = ""  # the file it is declared in
     block: Loc = NO_LOC  # the whole declaration
+    source: str = ""  # the declaration's text (`block` of its file), for hovers
 
     @property
     def qualified(self) -> str:

@@ -28,6 +28,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from graphlsp.oplib import model as m
 
+SYNTAX = "GL601"  # the code of a syntax error in a library file (graphlsp check, the editor)
 MEMBER_KEYWORDS = ("doc", "input", "output", "attr", "type", "require", "dim", "let", "shape", "alternative")
 ITEM_KEYWORDS = ("op", "library", "domain")
 
@@ -251,8 +252,9 @@ def _problem(err: UnexpectedInput, text: str, base: int, end: int, lines: _Lines
         pos = base + (err.pos_in_stream or 0)
         ch = text[pos] if pos < len(text) else ""
         if ch == '"':
-            return m.Problem(path, lines.loc(pos, pos + 1), "unterminated string: no closing '\"' on its line")
-        return m.Problem(path, lines.loc(pos, pos + 1), f"unexpected character {ch!r}")
+            return m.Problem(path, lines.loc(pos, pos + 1), "unterminated string: no closing '\"' on its line",
+                             code=SYNTAX)
+        return m.Problem(path, lines.loc(pos, pos + 1), f"unexpected character {ch!r}", code=SYNTAX)
     if isinstance(err, UnexpectedToken):
         tok = err.token
         at = base + (tok.start_pos or 0) if tok.type != "$END" else end
@@ -265,8 +267,8 @@ def _problem(err: UnexpectedInput, text: str, base: int, end: int, lines: _Lines
             pass
         expected.discard("$END") if expected - {"$END"} and tok.type != "$END" else None
         found = f"the end of the {what}" if tok.type == "$END" else _found(tok)
-        return m.Problem(path, lines.loc(at, stop), f"expected {_expected(expected)}, found {found}")
-    return m.Problem(path, lines.loc(end, end), str(err).splitlines()[0])
+        return m.Problem(path, lines.loc(at, stop), f"expected {_expected(expected)}, found {found}", code=SYNTAX)
+    return m.Problem(path, lines.loc(end, end), str(err).splitlines()[0], code=SYNTAX)
 
 
 # ---- the parser
@@ -292,7 +294,7 @@ class _Builder:
         try:
             value = ast.literal_eval(str(tok))
         except (ValueError, SyntaxError):
-            self.problems.append(m.Problem(self.path, self.loc(tok), "invalid escape in string"))
+            self.problems.append(m.Problem(self.path, self.loc(tok), "invalid escape in string", code=SYNTAX))
             return str(tok)[1:-1]
         return value if isinstance(value, str) else str(value)
 
@@ -456,6 +458,7 @@ class _Builder:
             if str(name) in op.lets:
                 self.problems.append(m.Problem(self.path, self.loc(name), f"'{name}' is defined twice"))
             op.lets[str(name)] = self.expr(c[1])
+            op.let_locs[str(name)] = self.loc(name)
         elif kind in ("python", "delegate"):
             if op.shape is not None:
                 self.problems.append(m.Problem(self.path, self.loc(x), "a second `shape` statement: an op has one"))
@@ -492,6 +495,7 @@ class _Builder:
         dom = explicit if explicit else domain
         decl = m.OpDecl("" if dom == "ai.onnx" else dom, name, self.loc(c[0]), library=library, path=self.path,
                         block=self.loc(x))  # fmt: skip
+        decl.source = self.text[decl.block.start:decl.block.end]
         for part in c[1:]:
             if not isinstance(part, Tree):
                 continue
@@ -504,10 +508,14 @@ class _Builder:
         return decl
 
 
-def parse_library(text: str, path: str = "<string>", name: str | None = None) -> m.Library:
+def parse_library(text: str, path: str = "<string>", name: str | None = None,
+                  every: list[m.OpDecl] | None = None) -> m.Library:  # fmt: skip
     """Parse a library file: every declaration that parses, and the problems (syntax errors) of the others.
 
-    The declarations are not checked here (see `checker.check_library`)."""
+    The declarations are not checked here (see `checker.check_library`). With `every`, each op declaration of the
+    text is also appended to it in order, those left out of the library included: an op that does not parse as a
+    whole is built from the statements of it that do (an editor's outline, hovers and completion while it is
+    typed)."""
     lines = _Lines(text)
     lib = m.Library(name or Path(path).stem, path)
     domain = ""
@@ -520,6 +528,10 @@ def parse_library(text: str, path: str = "<string>", name: str | None = None) ->
                 tree = parser.parse(body, start="item")
         except UnexpectedInput as err:
             lib.problems += _chunk_problems(parser, text, chunk, err, lines, path)
+            if every is not None and chunk.keyword == "op":
+                partial = _partial_op(parser, text, chunk, lines, path, domain, lib.name)
+                if partial is not None:
+                    every.append(partial)
             if chunk.keyword == "domain":  # keep the file's later ops in the domain it meant, if it can be read
                 found = re.match(r"domain\s+([A-Za-z_][A-Za-z0-9_.]*)", body)
                 if found:
@@ -535,11 +547,13 @@ def parse_library(text: str, path: str = "<string>", name: str | None = None) ->
             domain = "" if domain == "ai.onnx" else domain
         elif tree.data == "op":
             decl = builder.op(tree, domain, lib.name)
+            if every is not None:
+                every.append(decl)
             if builder.problems:
                 lib.problems += builder.problems
             else:
                 lib.ops.append(decl)
-    for decl in lib.ops:
+    for decl in [*lib.ops, *(every or ())]:
         decl.library = lib.name
     return lib
 
@@ -552,12 +566,13 @@ def _chunk_problems(parser: lark.Lark, text: str, chunk: _Chunk, err: Unexpected
         at = chunk.start
         word = text[at:chunk.end].split(None, 1)[0][:24]
         return [m.Problem(path, lines.loc(at, at + len(word)), f"expected 'op', 'library' or 'domain', found "
-                          f"'{word}'")]  # fmt: skip
+                          f"'{word}'", code=SYNTAX)]  # fmt: skip
     if chunk.unclosed or (chunk.keyword == "op" and _unbalanced(text, chunk)):
         opened = chunk.brace if chunk.brace >= 0 else chunk.start
         line, col = lines.position(opened)
         end = _last_token_end(text, chunk)
-        problems = [m.Problem(path, lines.loc(end, end), f"expected '}}' to close the op declared at {line}:{col}")]
+        problems = [m.Problem(path, lines.loc(end, end), f"expected '}}' to close the op declared at {line}:{col}",
+                              code=SYNTAX)]
         return _member_problems(parser, text, chunk, lines, path) + problems
     first = _problem(err, text, chunk.start, chunk.end, lines, path)
     if chunk.keyword != "op":
@@ -583,14 +598,14 @@ def _last_token_end(text: str, chunk: _Chunk) -> int:
     return end
 
 
-def _member_problems(parser: lark.Lark, text: str, chunk: _Chunk, lines: _Lines, path: str) -> list[m.Problem]:
-    """Each statement of the op's body parsed alone: a statement starts at a member keyword at depth 1 (inside the
-    op's braces), or at one that begins a line."""
+def _statements(text: str, chunk: _Chunk) -> list[tuple[int, str]]:
+    """The statements of an op's body, each (where it starts, its text): a statement starts at a member keyword at
+    depth 1 (inside the op's braces), or at one that begins a line."""
     if chunk.brace < 0:
         return []
     toks = [t for t in _tokens(text, chunk.brace, chunk.end)]
     starts = [i for i, t in enumerate(toks) if t.text in MEMBER_KEYWORDS and (t.depth == 1 or t.line_start)]
-    out: list[m.Problem] = []
+    out: list[tuple[int, str]] = []
     for k, i in enumerate(starts):
         start = toks[i].start
         end = toks[starts[k + 1]].start if k + 1 < len(starts) else chunk.end
@@ -598,12 +613,51 @@ def _member_problems(parser: lark.Lark, text: str, chunk: _Chunk, lines: _Lines,
         closing = stmt.rstrip()
         if k + 1 == len(starts) and closing.endswith("}") and stmt.count("}") > stmt.count("{"):
             stmt = closing[:-1]  # the op's own closing brace
+        out.append((start, stmt))
+    return out
+
+
+def _member_problems(parser: lark.Lark, text: str, chunk: _Chunk, lines: _Lines, path: str) -> list[m.Problem]:
+    """Each statement of the op's body parsed alone."""
+    out: list[m.Problem] = []
+    for start, stmt in _statements(text, chunk):
         try:
             with _LOCK:
                 parser.parse(stmt, start="member")
         except UnexpectedInput as e:
             out.append(_problem(e, text, start, start + len(stmt.rstrip()), lines, path, "statement"))
     return out
+
+
+_HEADER = re.compile(r"op\s+([A-Za-z_][A-Za-z0-9_]*(?:\s*\.\s*[A-Za-z_][A-Za-z0-9_]*)*)(?:\s+since\s+([0-9]+))?")
+
+
+def _partial_op(parser: lark.Lark, text: str, chunk: _Chunk, lines: _Lines, path: str, domain: str,
+                library: str) -> m.OpDecl | None:  # fmt: skip
+    """An op that does not parse, built from its header and the statements of it that parse (None without even a
+    name): what an editor shows of it while it is typed."""
+    header = _HEADER.match(text, chunk.start, chunk.end)
+    if header is None:
+        return None
+    full = re.sub(r"\s+", "", header.group(1))
+    explicit, _, name = full.rpartition(".")
+    dom = explicit if explicit else domain
+    block = lines.loc(chunk.start, chunk.end)
+    decl = m.OpDecl("" if dom == "ai.onnx" else dom, name, lines.loc(header.start(1), header.end(1)), library=library,
+                    path=path, block=block, source=text[chunk.start:chunk.end])  # fmt: skip
+    if header.group(2):
+        decl.since = int(header.group(2))
+    for start, stmt in _statements(text, chunk):
+        try:
+            with _LOCK:
+                tree = parser.parse(stmt, start="member")
+        except UnexpectedInput:
+            continue
+        try:
+            _Builder(text, start, lines, path).member(decl, tree)
+        except Exception:  # a statement the builder cannot take alone: left out
+            continue
+    return decl
 
 
 def parse_file(path: str | Path) -> m.Library:
@@ -613,6 +667,6 @@ def parse_file(path: str | Path) -> m.Library:
         text = p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         lib = m.Library(p.stem, str(p))
-        lib.problems.append(m.Problem(str(p), m.Loc(1, 1, 1, 1), f"cannot read the library: {e}"))
+        lib.problems.append(m.Problem(str(p), m.Loc(1, 1, 1, 1), f"cannot read the library: {e}", code=SYNTAX))
         return lib
     return parse_library(text, str(p))
