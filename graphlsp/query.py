@@ -13,6 +13,7 @@ import numpy as np
 from graphlsp.analysis import Analysis
 from graphlsp.graph.core import Graph, Node, Value
 from graphlsp.infer.types import ELEM_BY_NAME, type_str
+from graphlsp.oplib.model import OpDecl
 from graphlsp.ops.signature import signature
 from graphlsp.runner.fold import CONSTANT
 from graphlsp.runner.tensors import preview
@@ -174,6 +175,10 @@ def _op_hover(node: Node) -> str:
         return f"**{node.op_type}**: model-local function ({where})"
     if sig is None:
         return f"**{node.op_type}** ({where}): unknown op"
+    if isinstance(sig.schema, OpDecl):  # declared in an op library: its declaration and documentation
+        from graphlsp.oplib.query import declaration_markdown
+
+        return declaration_markdown(sig.schema, node.version)
     out = [f"**{node.op_type}** ({where}, opset {node.version}; since version {sig.since_version})", ""]
     mark = {"optional": "?", "variadic": "..."}
     ins = ", ".join(f"{p.name}: {p.type_str}{mark.get(p.option, '')}" for p in sig.inputs)
@@ -245,6 +250,17 @@ def definition(a: Analysis, offset: int) -> Span | None:
     if hit.kind == "op" and hit.node is not None and hit.node.function is not None:
         return hit.node.function.name_span
     return None
+
+
+def op_declaration(a: Analysis, offset: int) -> OpDecl | None:
+    """The op library declaration of the op at an offset (a node of an op an `.onnxop` file declares), if any:
+    `definition` for it is in another file."""
+    hit = hit_at(a, offset)
+    node = hit.node if hit is not None and hit.kind == "op" else None
+    if node is None or node.function is not None or node.version is None:
+        return None
+    sig = signature(node.op_type, node.version, node.domain)
+    return sig.schema if sig is not None and isinstance(sig.schema, OpDecl) else None
 
 
 def references(a: Analysis, offset: int, include_definition: bool = True) -> list[Span]:

@@ -42,7 +42,7 @@ from graphlsp.graph.core import Node
 from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
 from graphlsp.lint.diagnostics import collect_analysis
 from graphlsp.lint.runner import finalize
-from graphlsp.lsp import convert, views
+from graphlsp.lsp import convert, opdocs, views
 from graphlsp.lsp.protocol import ErrorReply, GraphLspProtocol, RawJSON
 from graphlsp.syntax.positions import LineIndex
 from graphlsp.view import BinaryView, render
@@ -86,6 +86,7 @@ class DocState:
     view: BinaryView | None = None
     path: str = ""
     refused: bool = False  # the client was told that its edit is not applied (until its text is the view again)
+    library: Any = None  # an op library document (*.onnxop): its analysis (graphlsp/lsp/opdocs.py)
 
     @property
     def lines(self) -> LineIndex:
@@ -291,6 +292,8 @@ class GraphLspServer(LanguageServer):
     def compute_diagnostics(self, state: DocState) -> list[str]:
         """The document's diagnostics, each as the JSON text of an LSP Diagnostic; a failure inside graphlsp is
         one error on line 1."""
+        if opdocs.is_library(state.uri):
+            return opdocs.diagnostics(self, state)
         a = state.analysis
         crash = state.crash or "the document has no analysis"
         if state.view is not None:
@@ -431,6 +434,9 @@ def _refresh_support(ls: GraphLspServer, kind: str) -> bool:
 @_guard(None)
 async def did_open(ls: GraphLspServer, params: lsp.DidOpenTextDocumentParams) -> None:
     doc = params.text_document
+    if opdocs.is_library(doc.uri):
+        state = ls.docs[doc.uri] = DocState(doc.uri, doc.version, doc.text)
+        return await opdocs.opened(ls, state)
     path = views.view_path(doc.uri)
     state = ls.docs[doc.uri] = DocState(doc.uri, doc.version, doc.text, path=path or "")
     ls._settings.pop(doc.uri, None)  # the project's config may have changed since
@@ -450,6 +456,8 @@ async def did_change(ls: GraphLspServer, params: lsp.DidChangeTextDocumentParams
     state = ls.docs.get(params.text_document.uri)
     if state is None:
         return
+    if opdocs.is_library(state.uri):
+        return await opdocs.changed(ls, state, params)
     version = params.text_document.version
     state.version = version
     changes = list(params.content_changes)
@@ -519,6 +527,8 @@ async def watched_files_changed(ls: GraphLspServer, params: lsp.DidChangeWatched
 @_guard(None)
 def did_close(ls: GraphLspServer, params: lsp.DidCloseTextDocumentParams) -> None:
     state = ls.docs.pop(params.text_document.uri, None)
+    if state is not None and opdocs.is_library(state.uri):
+        opdocs.closed(ls, state)
     if state is not None and not ls.pull_client:
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=[]))
 
@@ -546,6 +556,8 @@ async def pull_diagnostics(
 @server.feature(lsp.TEXT_DOCUMENT_HOVER)
 @_guard(None)
 async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    if opdocs.is_library(params.text_document.uri):
+        return await opdocs.hover(ls, params)
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None:
         return None
@@ -563,13 +575,15 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
 @_guard(None)
 async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+    if opdocs.is_library(params.text_document.uri):
+        return await opdocs.definition(ls, params)
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None:
         return None
     a, enc = state.analysis, ls.encoding
     span = query.definition(a, convert.offset(state.lines, params.position, enc))
-    if span is None:
-        return None
+    if span is None:  # an op an op library declares: its .onnxop file
+        return opdocs.declaration_location(ls, a, convert.offset(state.lines, params.position, enc))
     return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc))
 
 
@@ -682,6 +696,8 @@ def _cached(state: DocState, key: str, make: Callable[[], T]) -> T:
 @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 @_guard([])
 async def document_symbols(ls: GraphLspServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | RawJSON:
+    if opdocs.is_library(params.text_document.uri):
+        return await opdocs.document_symbols(ls, params)
     state = await ls.current_heavy(params.text_document.uri)
     if state is None or state.analysis is None:
         return []
@@ -774,6 +790,8 @@ _COMPLETION_KIND = {
 @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["<", "(", ",", "="]))
 @_guard(None)
 async def completion(ls: GraphLspServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
+    if opdocs.is_library(params.text_document.uri):
+        return await opdocs.completion(ls, params)
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None or state.view is not None:  # nothing is typed into a view
         return None

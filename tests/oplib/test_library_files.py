@@ -86,7 +86,7 @@ def test_folders_settings_suppressions_and_stdin(tmp_path: Path, capsys: pytest.
     assert code == 1 and {d["code"] for d in found} == {"GL601", "GL602", "GL603"}
     code, found = check(capsys, "--ignore", "GL602,op-library-syntax", str(tmp_path))
     assert code == 0 and [d["code"] for d in found] == ["GL603"]
-    # `# noqa` silences a declaration's warning, never a syntax error (it is reported unused there)
+    # a noqa comment silences a declaration's warning, never a syntax error (it is reported unused there)
     text = BROKEN.replace("type   U: int64", "type   U: int64  # noqa: GL603").replace("T[N\n", "T[N  # noqa\n")
     (tmp_path / "ops" / "broken.onnxop").write_text(text)
     code, found = check(capsys, str(tmp_path / "ops" / "broken.onnxop"))
