@@ -302,7 +302,7 @@ def check_text(text: str, folder: Path) -> None:
             kept[stmt] -= 1
     # the safe fixes: text only deleted (unused nodes), never a comment, no statement but a node's touched; the
     # result parses
-    fixed, _ = _fix(text, "fuzz.onnxtxt", Settings())
+    fixed, _, _ = _fix(text, "fuzz.onnxtxt", Settings())
     if fixed != text:
         after = SyntaxDocument(fixed)
         assert not after.problems, f"fixed text does not parse: {after.problems[0].message}"
