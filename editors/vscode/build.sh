@@ -26,7 +26,7 @@ step "bundle (esbuild)"
 rm -rf out
 node scripts/bundle.mjs
 step "grammar tests (vscode-tmgrammar-test)"
-npx --no-install vscode-tmgrammar-test "test/grammar/*.test.onnxtxt"
+npx --no-install vscode-tmgrammar-test "test/grammar/*.test.onnxtxt" "test/grammar/*.test.onnxop"
 step "node tests"
 node --test out/test/
 step "package (vsce)"

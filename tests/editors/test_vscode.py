@@ -71,8 +71,8 @@ def test_build_script_passes(build: tuple[int, str]) -> None:
 
 def test_grammar_tests_ran(build: tuple[int, str]) -> None:
     _, output = build
-    cases = sorted(p.name for p in (EXT / "test" / "grammar").glob("*.test.onnxtxt"))
-    assert len(cases) >= 5
+    cases = sorted(p.name for p in (EXT / "test" / "grammar").glob("*.test.onnx*"))
+    assert len(cases) >= 6 and "library.test.onnxop" in cases
     for case in cases:
         assert f"✓ test/grammar/{case} run successfuly" in output, output[-6000:]
 
@@ -99,9 +99,11 @@ def test_vsix_contents(build: tuple[int, str]) -> None:
         names = set(z.namelist())
         manifest = json.loads(z.read("extension/package.json"))
     assert {"extension/package.json", "extension/out/extension.js", "extension/syntaxes/onnxtxt.tmLanguage.json",
-            "extension/language-configuration.json", "extension/readme.md"} <= names  # fmt: skip
+            "extension/language-configuration.json", "extension/readme.md", "extension/syntaxes/onnxop.tmLanguage.json",
+            "extension/language-configuration-onnxop.json"} <= names  # fmt: skip
     assert not any(n.startswith(("extension/node_modules/", "extension/src/", "extension/test/")) for n in names)
     assert manifest["contributes"]["languages"][0]["extensions"] == [".onnxtxt", ".onnxtext"]
+    assert manifest["contributes"]["languages"][1]["extensions"] == [".onnxop"]  # op libraries
     # binary models: *.onnx opens as the server's read-only text view
     [editor] = manifest["contributes"]["customEditors"]
     assert editor["selector"] == [{"filenamePattern": "*.onnx"}] and editor["priority"] == "default"

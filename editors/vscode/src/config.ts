@@ -17,6 +17,8 @@ export interface Settings {
 export const DEFAULTS: Readonly<Settings> = Object.freeze({ command: 'graphlsp', args: ['serve'], inlayHints: true });
 
 export const LANGUAGE_ID = 'onnxtxt';
+/** Op libraries (`*.onnxop`): the declarations of ops outside onnx's schemas, which the server checks too. */
+export const OP_LANGUAGE_ID = 'onnxop';
 export const SECTION = 'graphlsp';
 
 /** Settings whose change needs a new server process (the rest is sent to the running one). */

@@ -1,5 +1,5 @@
-// graphlsp for VS Code: starts `graphlsp serve` for *.onnxtxt / *.onnxtext files and connects it with
-// vscode-languageclient. Everything but the settings plumbing comes from the server.
+// graphlsp for VS Code: starts `graphlsp serve` for *.onnxtxt / *.onnxtext files and op libraries (*.onnxop) and
+// connects it with vscode-languageclient. Everything but the settings plumbing comes from the server.
 //
 // Binary models (*.onnx) open as read-only text views: a custom editor for *.onnx (and the command "Open ONNX
 // Model as Text View") opens the virtual document `graphlsp-view:/path/model.onnx`, language onnxtxt, whose text
@@ -43,6 +43,8 @@ function createClient(settings: config.Settings): LanguageClient {
       { scheme: 'file', language: config.LANGUAGE_ID },
       { scheme: 'untitled', language: config.LANGUAGE_ID },
       { scheme: config.VIEW_SCHEME, language: config.LANGUAGE_ID },
+      // op libraries: the server knows them by their file name (an untitled one would be read as a model)
+      { scheme: 'file', language: config.OP_LANGUAGE_ID },
     ],
     initializationOptions: config.serverSettings(settings),
     outputChannel: output,

@@ -236,6 +236,7 @@ test('the bundled extension activates, starts the server and registers its provi
       'registerDefinitionProvider', 'registerRenameProvider', 'registerCompletionItemProvider']) {
       assert.equal(registered(kind).length, 1, `${kind}: ${calls.providers.join('\n')}`);
       assert.match(registered(kind)[0], /"language":"onnxtxt"/);
+      assert.match(registered(kind)[0], /"language":"onnxop"/); // op libraries are served too
     }
     await binaryModels(argv, calls);
     const before = calls.providers.length;

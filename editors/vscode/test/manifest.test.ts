@@ -10,6 +10,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const read = (p: string) => fs.readFileSync(path.join(ROOT, p), 'utf8');
 const manifest = JSON.parse(read('package.json'));
 const grammar = JSON.parse(read('syntaxes/onnxtxt.tmLanguage.json'));
+const opGrammar = JSON.parse(read('syntaxes/onnxop.tmLanguage.json'));
 
 test('the language: id, file extensions, configuration', () => {
   const [lang] = manifest.contributes.languages;
@@ -27,6 +28,23 @@ test('the grammar is registered for the language', () => {
   assert.equal(g.language, config.LANGUAGE_ID);
   assert.equal(g.scopeName, grammar.scopeName);
   assert.equal(path.normalize(g.path), path.normalize('./syntaxes/onnxtxt.tmLanguage.json'));
+});
+
+test('op libraries (*.onnxop): their own language, grammar and configuration, in the document selector', () => {
+  const lang = manifest.contributes.languages.find((l: { id: string }) => l.id === config.OP_LANGUAGE_ID);
+  assert.ok(lang, 'the onnxop language is declared');
+  assert.deepEqual(lang.extensions, ['.onnxop']);
+  const conf = JSON.parse(read(lang.configuration));
+  assert.equal(conf.comments.lineComment, '#');
+  const pairs = conf.autoClosingPairs.map((p: { open: string; close: string }) => p.open + p.close);
+  for (const pair of ['{}', '[]', '()', '""']) assert.ok(pairs.includes(pair), pair);
+  assert.ok(!pairs.includes('<>'), '< and > compare dims in the op DSL');
+  assert.ok(manifest.activationEvents.includes(`onLanguage:${config.OP_LANGUAGE_ID}`));
+  const g = manifest.contributes.grammars.find((x: { language: string }) => x.language === config.OP_LANGUAGE_ID);
+  assert.equal(g.scopeName, opGrammar.scopeName);
+  assert.equal(path.normalize(g.path), path.normalize('./syntaxes/onnxop.tmLanguage.json'));
+  assert.match(read('src/extension.ts'), /\{ scheme: 'file', language: config\.OP_LANGUAGE_ID \}/);
+  assert.match(manifest.scripts['test:grammar'], /test\/grammar\/\*\.test\.onnxop/);
 });
 
 test('settings: declared with the defaults the extension uses', () => {
@@ -78,21 +96,23 @@ function scopes(node: unknown, out: Set<string>): Set<string> {
   return out;
 }
 
-test('the grammar tests assert every scope the grammar can produce', () => {
-  const all = scopes(grammar.repository, new Set());
-  all.delete(grammar.name); // the grammar's display name, not a scope
-  const dir = path.join(ROOT, 'test', 'grammar');
-  const asserted = fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.test.onnxtxt'))
-    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
-    .join('\n');
-  const missing = [...all].filter((s) => !new RegExp(`^#.*(\\^|<-+) .*\\b${s.replace(/\./g, '\\.')}\\b`, 'm').test(asserted));
-  assert.deepEqual(missing, []);
-});
+for (const [g, suffix] of [[grammar, '.test.onnxtxt'], [opGrammar, '.test.onnxop']] as const) {
+  test(`the grammar tests assert every scope the grammar can produce (${g.scopeName})`, () => {
+    const all = scopes(g.repository, new Set());
+    all.delete(g.name); // the grammar's display name, not a scope
+    const dir = path.join(ROOT, 'test', 'grammar');
+    const asserted = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith(suffix))
+      .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+      .join('\n');
+    const missing = [...all].filter((s) => !new RegExp(`^#.*(\\^|<-+) .*\\b${s.replace(/\./g, '\\.')}\\b`, 'm').test(asserted));
+    assert.deepEqual(missing, []);
+  });
 
-test('every repository rule is used', () => {
-  const text = JSON.stringify(grammar);
-  const unused = Object.keys(grammar.repository).filter((k) => !text.includes(`"#${k}"`));
-  assert.deepEqual(unused, []);
-});
+  test(`every repository rule is used (${g.scopeName})`, () => {
+    const text = JSON.stringify(g);
+    const unused = Object.keys(g.repository).filter((k) => !text.includes(`"#${k}"`));
+    assert.deepEqual(unused, []);
+  });
+}
