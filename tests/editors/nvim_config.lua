@@ -7,6 +7,7 @@ local function check()
   result.filetype = {
     onnxtxt = vim.filetype.match({ filename = 'model.onnxtxt' }),
     onnxtext = vim.filetype.match({ filename = 'model.onnxtext' }),
+    onnxop = vim.filetype.match({ filename = 'acme.onnxop' }),
   }
   -- vim.lsp.config resolves lsp/graphlsp.lua from 'runtimepath'
   local cfg = vim.lsp.config.graphlsp
@@ -46,6 +47,12 @@ local function check()
   -- the ftplugin and the syntax file
   vim.cmd.edit(vim.fn.fnameescape(vim.env.GRAPHLSP_PROJECT .. '/plain.onnxtxt'))
   result.buffer = {
+    filetype = vim.bo.filetype,
+    commentstring = vim.bo.commentstring,
+    syntax = vim.b.current_syntax,
+  }
+  vim.cmd.edit(vim.fn.fnameescape(vim.env.GRAPHLSP_PROJECT .. '/acme.onnxop'))
+  result.library_buffer = {
     filetype = vim.bo.filetype,
     commentstring = vim.bo.commentstring,
     syntax = vim.b.current_syntax,

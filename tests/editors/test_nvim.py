@@ -111,25 +111,67 @@ def test_nvim_plugin_configuration(tmp_path: Path) -> None:
     (project / "models").mkdir(parents=True)
     (project / "pyproject.toml").write_text("[tool.graphlsp]\n")
     (project / "plain.onnxtxt").write_text("g (float x) => (float y) {\n  y = Relu (x)\n}\n")
+    (project / "acme.onnxop").write_text("op com.acme.A {\n  input x: T\n  output y: T = x\n  type T: float\n}\n")
     r = run_nvim(HERE / "nvim_config.lua", tmp_path, GRAPHLSP_PROJECT=str(project))
-    assert r["filetype"] == {"onnxtxt": "onnxtxt", "onnxtext": "onnxtxt"}
+    assert r["filetype"] == {"onnxtxt": "onnxtxt", "onnxtext": "onnxtxt", "onnxop": "onnxop"}
     assert r["default"] == {
         "cmd": ["graphlsp", "serve"],
-        "filetypes": ["onnxtxt"],
+        "filetypes": ["onnxtxt", "onnxop"],
         "root_markers": ["graphlsp.toml", "pyproject.toml", ".git"],
         "settings": {"graphlsp": {"inlayHints": True}},
     }
     assert r["initialization_options"] == {"inlayHints": True}
     assert r["lspconfig"] == {
         "cmd": ["graphlsp", "serve"],
-        "filetypes": ["onnxtxt"],
+        "filetypes": ["onnxtxt", "onnxop"],
         "root_dir": str(project),
         "single_file_support": True,
         "has_docs": True,
     }
     assert r["setup"]["cmd"] == ["my-graphlsp", "serve"]
     assert r["setup"]["settings"] == {"graphlsp": {"inlayHints": False}}
-    assert r["setup"]["filetypes"] == ["onnxtxt"]  # the rest still comes from lsp/graphlsp.lua
+    assert r["setup"]["filetypes"] == ["onnxtxt", "onnxop"]  # the rest still comes from lsp/graphlsp.lua
     assert r["setup"]["inlay_autocmd"] == 1
     assert r["setup"].get("enabled") in (True, None)
     assert r["buffer"] == {"filetype": "onnxtxt", "commentstring": "# %s", "syntax": "onnxtxt"}
+    assert r["library_buffer"] == {"filetype": "onnxop", "commentstring": "# %s", "syntax": "onnxop"}
+
+
+OP_LIBRARY = """\
+library acme
+domain com.acme
+
+op MyOp since 1 {
+  doc    "Y = scale * (A @ B)."
+  input  A: T[*batch, M, K]
+  input  B: T[K, N]
+  output Y: T[*batch, M, N]
+  attr   scale: float = 1.0
+  type   T: float
+  dim    K "the inner dimension" GL302
+}
+"""
+
+
+def test_nvim_op_library_and_a_model_that_uses_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "ops").mkdir(parents=True)
+    (project / "ops" / "acme.onnxop").write_text(OP_LIBRARY)
+    (project / "pyproject.toml").write_text('[tool.graphlsp]\nop-libraries = ["ops/*.onnxop"]\n')
+    (project / "model.onnxtxt").write_text(
+        '<ir_version: 10, opset_import: ["" : 21, "com.acme" : 1]>\n'
+        "g (float[batch, 4, 8] x, float[8, 16] w) => (float[batch, 4, 16] y) {\n"
+        "  y = com.acme.MyOp <scale = 0.5> (x, w)\n  spare = Relu (x)\n}\n"
+    )
+    r = run_nvim(HERE / "nvim_oplib.lua", tmp_path, GRAPHLSP_CMD=json.dumps(SERVER), GRAPHLSP_PROJECT=str(project))
+    assert [d["code"] for d in r["model_before"]] == ["GL207"]  # the op is declared: no GL316, no error
+    assert r["hover"][0] == "**MyOp** (com.acme, opset 1; since version 1)", r["hover"]
+    assert any("declared in the acme op library: `acme.onnxop` line 4" in line for line in r["hover"])
+    assert any("Y = scale * (A @ B)." in line for line in r["hover"])
+    assert Path(r["definition"]["name"]).resolve() == (project / "ops" / "acme.onnxop").resolve()
+    assert (r["definition"]["line"], r["definition"]["col"]) == (4, 3)  # `op MyOp`: the op's name
+    assert r["library_buffer"] == {"filetype": "onnxop", "commentstring": "# %s", "syntax": "onnxop"}
+    [err] = [d for d in r["model_after"] if d["code"] == "GL302"]
+    assert err["lnum"] == 2 and "K (the inner dimension) differs" in err["message"]
+    assert [(d["code"], d["lnum"]) for d in r["library_diagnostics"]] == [("GL601", 6)]
+    assert r["disk_unchanged"] is True and r["done"] is True

@@ -1,4 +1,5 @@
--- graphlsp, the language server for ONNX text (*.onnxtxt, *.onnxtext), for Neovim >= 0.11:
+-- graphlsp, the language server for ONNX text (*.onnxtxt, *.onnxtext) and op libraries (*.onnxop), for
+-- Neovim >= 0.11:
 --   vim.lsp.enable('graphlsp')
 -- Override any field with vim.lsp.config('graphlsp', { cmd = { '/path/to/venv/bin/graphlsp', 'serve' } }).
 ---@type vim.lsp.Config

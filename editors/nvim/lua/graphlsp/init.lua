@@ -1,4 +1,4 @@
--- graphlsp for Neovim >= 0.11: the `onnxtxt` filetype and the language server.
+-- graphlsp for Neovim >= 0.11: the `onnxtxt` and `onnxop` filetypes and the language server.
 --
 --   require('graphlsp').setup()                       -- filetype + vim.lsp.config + vim.lsp.enable
 --   require('graphlsp').setup({ cmd = { '/path/to/venv/bin/graphlsp', 'serve' }, inlay_hints = true })
@@ -6,9 +6,9 @@
 -- Without setup(), `vim.lsp.enable('graphlsp')` does the same with the defaults (lsp/graphlsp.lua).
 local M = {}
 
---- Registers the filetype: *.onnxtxt and *.onnxtext are `onnxtxt`.
+--- Registers the filetypes: *.onnxtxt and *.onnxtext are `onnxtxt`; op libraries, *.onnxop, are `onnxop`.
 function M.filetype()
-  vim.filetype.add({ extension = { onnxtxt = 'onnxtxt', onnxtext = 'onnxtxt' } })
+  vim.filetype.add({ extension = { onnxtxt = 'onnxtxt', onnxtext = 'onnxtxt', onnxop = 'onnxop' } })
 end
 
 local function check_version()
@@ -21,7 +21,7 @@ end
 ---@param opts? { cmd?: string[], settings?: table, inlay_hints?: boolean, lsp?: vim.lsp.Config, binary_view?: boolean }
 ---  cmd: the server command (default { 'graphlsp', 'serve' });
 ---  settings: merged into the `graphlsp` section sent to the server (e.g. { inlayHints = false });
----  inlay_hints: turn Neovim's inlay hints on in onnxtxt buffers when the server attaches;
+---  inlay_hints: turn Neovim's inlay hints on in the server's buffers when it attaches;
 ---  lsp: any other vim.lsp.Config fields (root_markers, on_attach, capabilities...);
 ---  binary_view: open *.onnx as read-only text views rendered by the server (default true; plugin/graphlsp.lua
 ---  sets this up already when the plugin is on 'runtimepath').

@@ -14,12 +14,14 @@ return {
     single_file_support = true,
     settings = default.settings,
     before_init = default.before_init,
+    capabilities = default.capabilities,
+    handlers = default.handlers,
   },
   docs = {
     description = [[
 graphlsp: language server and linter for ONNX models in ONNX text syntax (`*.onnxtxt`, `*.onnxtext`):
 diagnostics, shape hovers, inlay hints, definition, references, rename, symbols, semantic tokens, completion,
-formatting and quick fixes.
+formatting and quick fixes; and for op libraries (`*.onnxop`): diagnostics, hover, definition, completion, symbols.
 
 Install it from a clone of its repository (`pip install /path/to/graphlsp`); the server runs as `graphlsp serve`
 (stdio): `graphlsp` on PATH, or its full path in `cmd`.
