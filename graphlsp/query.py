@@ -20,6 +20,7 @@ from graphlsp.runner.tensors import preview
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece
 from graphlsp.syntax.lower import text_graph, text_node
+from graphlsp.syntax.positions import line_start_at
 
 Span = tuple[int, int]
 
@@ -420,7 +421,7 @@ def semantic_tokens(a: Analysis) -> list[tuple[int, int, str]]:
             add(o, p.value.name, "function")
             vis(o, p.value.inputs + p.value.outputs + p.value.value_infos)
     text = a.doc.text
-    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|#[^\n]*', text):
+    for m in re.finditer(r'"(?:[^"\\]|\\.)*"|#[^\r\n]*', text):
         if m.group().startswith("#"):
             toks.append((m.start(), m.end(), "comment"))
     toks.sort()
@@ -483,8 +484,7 @@ def completions(a: Analysis, offset: int) -> list[Completion]:
     import onnx.defs
 
     text = a.doc.text
-    line_start = text.rfind("\n", 0, offset) + 1
-    before = text[line_start:offset]
+    before = text[line_start_at(text, offset) : offset]
     piece = a.doc.piece_at(offset)
     node = None
     if piece is not None and isinstance(piece.value, t.Node):

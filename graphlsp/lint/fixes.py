@@ -19,6 +19,7 @@ from graphlsp.graph.findings import Finding
 from graphlsp.infer.types import type_str
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.lower import text_graph
+from graphlsp.syntax.positions import line_end_at, line_start_at
 
 Edit = tuple[int, int, str]
 
@@ -71,7 +72,7 @@ def _missing_import(a: Analysis, f: Finding) -> list[Fix]:
     return [Fix(title, [(o + last.end, o + last.end, f", opset_import: [{entry}]")], False)]
 
 
-_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')
+_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\r\n]*')
 
 
 def _has_comment(text: str) -> bool:
@@ -88,12 +89,11 @@ def _unused(a: Analysis, f: Finding) -> list[Fix]:
     if node.span is None:
         return []
     s, e = node.span
-    line_start = text.rfind("\n", 0, s) + 1
-    line_end = text.find("\n", e)
-    line_end = len(text) if line_end < 0 else line_end
+    line_start = line_start_at(text, s)
+    line_end, next_line = line_end_at(text, e)
     before, after = text[line_start:s], text[e:line_end]
     if not before.strip() and not after.strip():
-        s, e = line_start, min(len(text), line_end + 1)
+        s, e = line_start, next_line
     elif not before.strip() and after.lstrip().startswith("#"):
         e += len(after) - len(after.lstrip())  # the comment moves to where the node began, on its own line
     safe = not _has_comment(text[s:e])

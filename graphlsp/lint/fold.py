@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from graphlsp.graph.core import Graph, Node, Value
 from graphlsp.runner.tensors import constant_node_text
+from graphlsp.syntax.positions import line_end_at, line_start_at
 
 if TYPE_CHECKING:
     from onnx import ModelProto, NodeProto
@@ -70,7 +71,7 @@ def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
             if written is None:
                 return FoldResult()  # the plan only folds writable values; never leave a half-done rewrite
             lines.append(written)
-        line_start = text.rfind("\n", 0, s) + 1
+        line_start = line_start_at(text, s)
         indent = text[line_start:s] if not text[line_start:s].strip() else " "
         result.edits.append((s, e, ("\n" + indent).join(lines)))
         result.constants += len(values)
@@ -162,12 +163,11 @@ def _deletion(text: str, node: Node) -> Edit:
     """The node's statement; its whole line(s) when nothing else is on them (a trailing comment goes with it)."""
     assert node.span is not None  # a text model's node
     s, e = node.span
-    line_start = text.rfind("\n", 0, s) + 1
-    line_end = text.find("\n", e)
-    line_end = len(text) if line_end < 0 else line_end
+    line_start = line_start_at(text, s)
+    line_end, next_line = line_end_at(text, e)
     after = text[e:line_end].strip()
     if not text[line_start:s].strip() and (not after or after.startswith("#")):
-        return line_start, min(len(text), line_end + 1), ""
+        return line_start, next_line, ""
     return s, e, ""
 
 

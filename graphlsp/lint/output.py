@@ -12,6 +12,7 @@ from urllib.parse import quote
 from graphlsp import __version__
 from graphlsp.lint.diagnostics import EXCERPT, Diagnostic
 from graphlsp.lint.rules import RULES
+from graphlsp.syntax.positions import split_lines
 
 _COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m", "hint": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -76,8 +77,8 @@ def window(src: str, col: int, width: int, limit: int = EXCERPT) -> tuple[str, i
 
 
 def _lines(text: str) -> list[str]:
-    """The lines as the line index counts them (split at \\n only), without their \\r."""
-    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    """The lines as the line index counts them (`\\n`, `\\r\\n` and a lone `\\r` end a line)."""
+    return split_lines(text)
 
 
 def _op_span(excerpt: str, op: str | None) -> tuple[int, int] | None:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from graphlsp.lint.diagnostics import Diagnostic
 from graphlsp.lint.rules import rule
-from graphlsp.syntax.positions import LineIndex
+from graphlsp.syntax.positions import LineIndex, count_line_ends, line_start_at
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z0-9_,\s-]+))?", re.IGNORECASE)
 _FILE = re.compile(r"#\s*graphlsp:\s*noqa\b", re.IGNORECASE)
@@ -36,11 +36,11 @@ def find(text: str) -> tuple[bool, list[Noqa]]:
         if m is None:
             continue
         # only in comments: a `#` inside a quoted name is not a comment
-        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_start = line_start_at(text, m.start())
         if text.count('"', line_start, m.start()) % 2:
             continue
         codes = [c for c in re.split(r"[\s,]+", m.group("codes") or "") if c]
-        found.append(Noqa(text.count("\n", 0, m.start()) + 1, codes, m.start(), m.end()))
+        found.append(Noqa(count_line_ends(text, 0, m.start()) + 1, codes, m.start(), m.end()))
     return whole_file, found
 
 

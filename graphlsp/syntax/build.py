@@ -113,21 +113,30 @@ def _names(text: str, at: int) -> list[t.Name | None]:
 _NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*|"[^"]*"')
 
 
-def simple_node(tok: Token) -> t.Node:
-    """The node of a SIMPLE_NODE token, as the rules above build it from the same statement token by token."""
-    from graphlsp.syntax.lexer import SIMPLE_NODE
-
-    m = SIMPLE_NODE.match(tok.value)
-    assert m is not None
-    at: int = tok.start_pos  # type: ignore[assignment]  # our lexer always sets positions
-    outputs = _names(m.group("outs"), at)
-    op_text = m.group("op")
-    op_start = at + m.start("op")
+def simple_node(m: re.Match[str]) -> t.Node:
+    """The node of a match of the lexer's SIMPLE_NODE (on the whole text), as the rules above build it from the
+    same statement token by token."""
+    outs, op_text, ins = m.group("outs", "op", "ins")
+    at = m.start()
+    op_start = m.start("op")
     dot = op_text.rfind(".")
     op = t.OpRef(op_text[:dot] if dot >= 0 else "", op_text[dot + 1 :], "", op_start, op_start + len(op_text),
                  op_start + dot + 1)  # fmt: skip
-    inputs = _names(m.group("ins"), at + m.start("ins"))
-    return t.Node(None, outputs, op, [], inputs, at, at + len(tok.value), inputs_start=at + m.start("lpar"))
+    return t.Node(None, _names(outs, at), op, [], _names(ins, m.start("ins")), at, m.end(),
+                  inputs_start=m.start("lpar"))  # fmt: skip
+
+
+def _flat(items: list[Any]) -> list[Any]:
+    """Nodes, with a run of simple nodes (one SIMPLE_NODE token, a list) spread out."""
+    if not any(type(x) is list for x in items):
+        return items
+    out: list[Any] = []
+    for x in items:
+        if type(x) is list:
+            out.extend(x)
+        else:
+            out.append(x)
+    return out
 
 
 class TreeBuilder(Transformer):  # type: ignore[type-arg]
@@ -371,7 +380,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
         return t.GraphSig(name, inputs, outputs, vis, name.start, end)
 
     def node_block(self, c: list[Any]) -> _Bracketed:
-        return _bracketed(c)
+        return _bracketed(_flat(c))
 
     def graph(self, c: list[Any]) -> t.Graph:
         name, tail, block = c
@@ -380,6 +389,7 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
 
     # ---- nodes
     def node_seq(self, c: list[t.Node]) -> list[t.Node]:
+        c = _flat(c)
         self._bound_nesting(c)
         return c
 
@@ -451,9 +461,10 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
     def attrs(self, c: list[Any]) -> _Bracketed:
         return _bracketed(c)
 
-    def node(self, c: list[Any]) -> t.Node:
-        if len(c) == 1:  # one SIMPLE_NODE token
-            return simple_node(c[0])
+    def node(self, c: list[Any]) -> t.Node | list[t.Node]:
+        if len(c) == 1:  # one SIMPLE_NODE token: a run of simple nodes, built by the lexer (spread by _flat)
+            nodes: list[t.Node] = c[0].nodes
+            return nodes
         i = 0
         label = None
         has_label = isinstance(c[0], tuple)

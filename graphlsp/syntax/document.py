@@ -18,7 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.grammar import get_parser
-from graphlsp.syntax.positions import LineIndex
+from graphlsp.syntax.positions import LineIndex, line_end_at, split_lines
 from graphlsp.syntax.recovery import Segment, Segmenter
 
 SYNTAX_ERROR = "GL101"
@@ -32,8 +32,9 @@ _TERMINAL_TEXT = {
     "AT": "'@'", "QMARK": "'?'", "MINUS": "'-'", "ARROW": "'=>'", "IDENT": "a name", "STRING": "a quoted string",
     "NUMBER": "a number", "FLOAT_WORD": "inf or nan", "$END": "the end of the file",
 }  # fmt: skip
+# possessive: `# # # ...` (a comment holds `#`) must not be cut into comments in every possible way (exponential)
 _PROTOBUF_TEXT = re.compile(
-    r"\A(?:\s|#[^\n]*)*(?:ir_version|producer_name|producer_version|opset_import|graph|model_version|"
+    r"\A(?:\s++|#[^\r\n]*+)*+(?:ir_version|producer_name|producer_version|opset_import|graph|model_version|"
     r"doc_string|domain|metadata_props|functions)\s*[:{]"
 )
 
@@ -239,7 +240,7 @@ class SyntaxDocument:
 
     def _recover(self) -> list[Piece]:
         text = self.text
-        if not text.strip() or not any(not line.lstrip().startswith("#") for line in text.splitlines() if line.strip()):
+        if not text.strip() or not any(not line.lstrip().startswith("#") for line in split_lines(text) if line.strip()):
             piece = Piece("error", 0, len(text), 0, failed=True)
             piece.problems.append(
                 Problem(
@@ -253,7 +254,7 @@ class SyntaxDocument:
         if _PROTOBUF_TEXT.match(text):
             piece = Piece("error", 0, len(text), 0, failed=True)
             start = len(text) - len(text.lstrip())
-            first_line_end = text.find("\n", start)
+            first_line_end = line_end_at(text, start)[0]
             piece.problems.append(
                 Problem(
                     PROTOBUF_TEXT,
@@ -261,7 +262,7 @@ class SyntaxDocument:
                     "google.protobuf.text_format, save it with onnx.save, then run `graphlsp convert model.onnx "
                     "model.onnxtxt`",
                     start,
-                    first_line_end if first_line_end >= 0 else len(text),
+                    first_line_end,
                 )
             )
             return [piece]
@@ -426,7 +427,10 @@ class SyntaxDocument:
         lines = self.lines
         # The edited lines, widened to whole statements; a statement sharing a line is taken whole.
         lo = lines.line_start(lines.line_of(start))
-        hi = lines.line_end(lines.line_of(end))
+        end_line = lines.line_of(end)
+        hi = lines.line_end(end_line)
+        if hi < end:  # between the \r and the \n of a line end: what is typed there starts the next line
+            hi = lines.line_end(end_line + 1)
         first = bisect_left(pieces, lo, key=lambda p: p.abs_end)  # first piece ending at or after lo
         last = bisect_right(pieces, hi, key=lambda p: p.abs_start)  # pieces[first:last] touch [lo, hi]
         for p in pieces[first:last]:

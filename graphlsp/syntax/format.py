@@ -18,9 +18,10 @@ import onnx.printer
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece, SyntaxDocument
 from graphlsp.syntax.grammar import get_parser
+from graphlsp.syntax.positions import split_lines
 from graphlsp.syntax.to_proto import ConversionError, node_to_proto
 
-_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')
+_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\r\n]*')
 INDENT = "   "
 
 
@@ -29,7 +30,7 @@ def _has_comment(text: str) -> bool:
 
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_TRAILING = re.compile(r"[ \t]+(?=\n)")
+_TRAILING = re.compile(r"(?<![ \t])[ \t]++(?=[\r\n])")  # from a run's start only: linear in a long run
 
 
 def _strip_trailing(text: str) -> str:
@@ -97,7 +98,7 @@ def _statement(doc: SyntaxDocument, p: Piece) -> str:
 
 def _gap(gap: str, indent: str, first: bool) -> str:
     """The space and comments between two statements, normalized."""
-    lines = gap.split("\n")
+    lines = split_lines(gap)  # a lone \r or \r\n becomes \n
     out = []
     trailing = lines[0].strip()
     if trailing and not first:

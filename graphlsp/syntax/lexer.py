@@ -1,9 +1,13 @@
 """A fast lexer for lark, equivalent to its contextual lexer on our grammar.
 
 One compiled regex, run over the text with finditer, finds each token (after skipping white space and `#`
-comments). Words are retyped to a keyword terminal (a type name, a type constructor, inf/nan) only if the parser's
-current state accepts that terminal: this reproduces onnx's look-ahead (`NextIsType`), so `float` is a type in
-`(float x)` but a value name in `float = Relu(x)`.
+comments; a comment ends at a line end as LSP counts them, `\\n`, `\\r\\n` or a lone `\\r`, see positions.py). Words
+are retyped to a keyword terminal (a type name, a type constructor, inf/nan) only if the parser's current state
+accepts that terminal: this reproduces onnx's look-ahead (`NextIsType`), so `float` is a type in `(float x)` but a
+value name in `float = Relu(x)`.
+
+Statements of the simplest form (`y = Op (x)` on one line) that follow one another are one token, their nodes built
+here at once (see NodesToken): the parser's steps per statement were most of the parse of a large graph.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ from typing import Any
 from lark.exceptions import UnexpectedCharacters
 from lark.lexer import Lexer, Token
 
+from graphlsp.syntax import tree as t
+from graphlsp.syntax.build import simple_node
+
 # Possessive quantifiers and the unrolled string loop keep the regex engine from backtracking (a third of the
 # lexing time). END matches the white space after the last token, so that finditer never falls back to searching.
 _TOKEN = re.compile(
-    r"""[ \t\r\n\f\v]*+(?:\#[^\n]*+[ \t\r\n\f\v]*+)*+(?:
+    r"""[ \t\r\n\f\v]*+(?:\#[^\r\n]*+[ \t\r\n\f\v]*+)*+(?:
       (?P<STRING>"[^"\\]*+(?:\\[\s\S][^"\\]*+)*+")
     | (?P<WORD>[A-Za-z_][A-Za-z0-9_]*+)
     | (?P<NUMBER>[0-9]++(?:\.[0-9]*+)?(?:[eE][+-]?[0-9]++)?)
@@ -35,14 +42,14 @@ _SPACE = r"[ \t\r\n\f\v]*+"
 # tensor data of 16 or more plain numbers: the grammar's NUMBERS (one token)
 _NUMBERS = re.compile(r"\{" + _SPACE + "(?:" + _NUM + _SPACE + "," + _SPACE + "){15,}+" + _NUM + _SPACE + r"\}")
 # a node statement of the simplest form on one line: the grammar's SIMPLE_NODE (one token; see build.simple_node)
-_NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*+|"[^"\\\n]*+")'
+_NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*+|"[^"\\\r\n]*+")'
 _NAMES = _NAME + r"(?:[ \t]*+,[ \t]*+" + _NAME + r")*+"
 SIMPLE_NODE = re.compile(
     r"(?P<outs>" + _NAMES + r")[ \t]*+=[ \t]*+(?P<op>[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+)[ \t]*+"
     r"(?P<lpar>\()[ \t]*+(?P<ins>(?:" + _NAMES + r")?)[ \t]*+\)"
-    r"(?![ \t\r\n\f\v]*+(?:\#[^\n]*+[ \t\r\n\f\v]*+)*+<)"  # attributes after the inputs: not this form
+    r"(?![ \t\r\n\f\v]*+(?:\#[^\r\n]*+[ \t\r\n\f\v]*+)*+<)"  # attributes after the inputs: not this form
 )
-_SKIP = re.compile(r"(?:[ \t\r\n\f\v]+|#[^\n]*)*")
+_SKIP = re.compile(r"(?:[ \t\r\n\f\v]+|#[^\r\n]*)*")
 _FLOAT_WORDS = {"inf", "infinity", "nan"}
 _str_new = str.__new__
 
@@ -55,6 +62,38 @@ def make_token(kind: str, value: str, start: int, end: int) -> Token:
     tok.start_pos = start
     tok.end_pos = end
     tok.line = tok.column = tok.end_line = tok.end_column = None
+    return tok
+
+
+class NodesToken(Token):
+    """A SIMPLE_NODE token: a run of statements of the simplest form, one after the other (white space and
+    comments between them), with their nodes built already."""
+
+    __slots__ = ("nodes",)
+
+    nodes: list[t.Node]
+
+
+def _nodes_token(text: str, first: re.Match[str], end: int) -> NodesToken:
+    """The run of simple nodes that starts with `first`: each is one as the grammar reads it, and the parser
+    accepts another where one ends (`node*`), so taking them together changes nothing but the cost."""
+    nodes = [simple_node(first)]
+    pos = first.end()
+    skip, match = _SKIP.match, SIMPLE_NODE.match
+    while True:
+        m = match(text, skip(text, pos, end).end(), end)  # type: ignore[union-attr]  # _SKIP always matches
+        if m is None:
+            break
+        nodes.append(simple_node(m))
+        pos = m.end()
+    start = first.start()
+    tok = _str_new(NodesToken, text[start:pos])
+    tok.type = "SIMPLE_NODE"
+    tok.value = text[start:pos]
+    tok.start_pos = start
+    tok.end_pos = pos
+    tok.line = tok.column = tok.end_line = tok.end_column = None
+    tok.nodes = nodes
     return tok
 
 
@@ -109,9 +148,10 @@ class WindowLexer(Lexer):
                     state = states[parser_state.position]
                     if "SIMPLE_NODE" in state:
                         node = SIMPLE_NODE.match(text, start, end)
-                        if node is not None:  # one token for the whole statement; lexing goes on after it
-                            pos = node.end()
-                            yield make_token("SIMPLE_NODE", node.group(), start, pos)
+                        if node is not None:  # one token for the statements; lexing goes on after them
+                            tok = _nodes_token(text, node, end)
+                            pos = tok.end_pos  # type: ignore[assignment]  # always set here
+                            yield tok
                             break
                     if kind == "WORD":
                         name = keywords.get(value)

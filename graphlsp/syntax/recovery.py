@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 _SCAN = re.compile(
-    r"""(?:[ \t\r\n\f\v]+|\#[^\n]*)*+(?:
+    r"""(?:[ \t\r\n\f\v]+|\#[^\r\n]*)*+(?:
       (?P<s>"(?:[^"\\]|\\[\s\S])*"?)
     | (?P<w>[A-Za-z_][A-Za-z0-9_]*)
     | (?P<n>[0-9][0-9.]*(?:[eE][+-]?[0-9]+)?)
@@ -89,7 +89,8 @@ class Segmenter:
     def _at_line_start(self, j: int) -> bool:
         if j == 0:
             return True
-        return "\n" in self.text[self.toks[j - 1].end : self.toks[j].start]
+        gap = self.text[self.toks[j - 1].end : self.toks[j].start]
+        return "\n" in gap or "\r" in gap
 
     def _line_first_token(self, j: int, floor: int) -> int:
         """The first token on token j's line, but not before token `floor`."""
