@@ -34,12 +34,27 @@ from graphlsp.ops import signature as sigmod
 from graphlsp.ops.signature import AttrSpec, OpSignature, Param
 
 DEFAULT_ONNX_OPSET = 21  # the ai.onnx version `shape Op(...)` uses when neither it nor the model names one
-_SIGS: dict[int, tuple[m.OpDecl, OpSignature]] = {}  # id(decl) -> signature (declarations live for the process)
+_SIGS: dict[int, tuple[m.OpDecl, OpSignature]] = {}  # id(decl) -> signature
 _RULES: dict[int, tuple[m.OpDecl, ContractRule]] = {}
+_SEEN = [-1]  # the catalog's generation the two caches were last pruned at
+
+
+def _prune() -> None:
+    """Forget the declarations the catalog no longer holds (an editor's library text replaced at every edit)."""
+    if _SEEN[0] == CATALOG.generation:
+        return
+    _SEEN[0] = CATALOG.generation
+    if len(_SIGS) + len(_RULES) < 64:
+        return
+    live = {id(op) for lib in CATALOG.libraries() for op in lib.ops}
+    for cache in (_SIGS, _RULES):
+        for key in [k for k in cache if k not in live]:
+            del cache[key]
 
 
 # ---- signatures
 def decl_signature(decl: m.OpDecl) -> OpSignature:
+    _prune()
     found = _SIGS.get(id(decl))
     if found is not None and found[0] is decl:
         return found[1]
@@ -79,6 +94,7 @@ def _library_rule(domain: str, op: str, version: int | None) -> registry.ShapeFn
         return None
     if decl.shape is not None and decl.shape.python:
         return note_python  # its Python rule would have been found first
+    _prune()
     found = _RULES.get(id(decl))
     if found is not None and found[0] is decl:
         return found[1]

@@ -153,11 +153,11 @@ async def _diagnostics(client: LanguageClient, uri: str) -> list[lsp.Diagnostic]
     return list(report.items)
 
 
-async def _changed(client: LanguageClient, uri: str, refreshes: int) -> list[lsp.Diagnostic]:
-    """A model's diagnostics after a change elsewhere: pushed again (VS Code), or pulled again after the server
-    asked the client to (workspace/diagnostic/refresh, Neovim)."""
+async def _changed(client: LanguageClient, uri: str, refreshes: int, before: object) -> list[lsp.Diagnostic]:
+    """A model's diagnostics after a change elsewhere: pushed again (VS Code; `before` is what was pushed last), or
+    pulled again after the server asked the client to (workspace/diagnostic/refresh, Neovim)."""
     if _is_push(client):
-        return await _pushed(client, uri, 1)
+        return await _pushed(client, uri, before)
     found = await _diagnostics(client, uri)  # the model's new analysis was queued before the pull: it waits for it
     for _ in range(WAIT * 20):
         if client.diagnostic_refresh_count > refreshes:
@@ -166,19 +166,15 @@ async def _changed(client: LanguageClient, uri: str, refreshes: int) -> list[lsp
     raise AssertionError("the server never asked for the diagnostics again")
 
 
-async def _pushed(client: LanguageClient, uri: str, version: int) -> list[lsp.Diagnostic]:
-    """Waits for the diagnostics pushed for the document at this version (or later)."""
-
-    async def wait() -> list[lsp.Diagnostic]:
-        while True:
-            params = await client.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri and (params.version or 0) >= version:
-                return list(params.diagnostics)
-
-    try:
-        return await asyncio.wait_for(wait(), WAIT)
-    except TimeoutError:
-        raise AssertionError(f"no diagnostics pushed for {uri} within {WAIT} s") from None
+async def _pushed(client: LanguageClient, uri: str, before: object = None) -> list[lsp.Diagnostic]:
+    """Waits for a push of the document's diagnostics after `before`, the list pushed last (the client keeps the
+    last one per document, a new list at each push; None: the first push)."""
+    for _ in range(WAIT * 20):
+        now = client.diagnostics.get(uri)
+        if now is not None and now is not before:
+            return list(now)
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no diagnostics pushed for {uri} within {WAIT} s")
 
 
 def _check_json(path: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
@@ -199,7 +195,7 @@ async def test_library_diagnostics_are_located_agree_with_check_and_follow_edits
     path = tmp_path / "broken.onnxop"
     path.write_text(BROKEN)
     uri = _open(vscode, path)
-    diags = await _pushed(vscode, uri, 1)
+    diags = await _pushed(vscode, uri)
     got = sorted((d.range.start.line + 1, d.range.start.character + 1, d.code, d.message) for d in diags)
     # the same findings, codes and places as `graphlsp check` on the file
     expected = sorted((d["line"], d["col"], d["code"], d["message"]) for d in _check_json(path, capsys))
@@ -210,11 +206,13 @@ async def test_library_diagnostics_are_located_agree_with_check_and_follow_edits
     assert all(d.severity == lsp.DiagnosticSeverity.Error for d in diags)
     # fix the op: the diagnostics go
     fixed = BROKEN.replace("T[N\n", "T[N]\n").replace("T[M]", "T[N]").replace(", floaty", "").replace(": nt", ": int")
+    last = vscode.diagnostics[uri]
     _replace_all(vscode, uri, 2, fixed)
-    assert await _pushed(vscode, uri, 2) == []
+    assert await _pushed(vscode, uri, last) == []
     # an unused type constraint is a warning (GL603), as in `graphlsp check`
+    last = vscode.diagnostics[uri]
     _replace_all(vscode, uri, 3, fixed.replace("  type   T: float\n}", "  type   T: float\n  type   U: int64\n}", 1))
-    [warning] = await _pushed(vscode, uri, 3)
+    [warning] = await _pushed(vscode, uri, last)
     assert (warning.code, warning.severity) == ("GL603", lsp.DiagnosticSeverity.Warning)
     assert "'U' is used by no input or output" in warning.message
 
@@ -225,7 +223,7 @@ async def test_hover_completion_symbols_definition_in_a_library(client: Language
     path.write_text(LIBRARY)
     uri = _open(client, path)
     doc = lsp.TextDocumentIdentifier(uri=uri)
-    assert await _diagnostics(client, uri) == [] or not _is_push(client)
+    assert await (_pushed(client, uri) if _is_push(client) else _diagnostics(client, uri)) == []
 
     async def hover(needle: str, delta: int = 0) -> str:
         h = await client.text_document_hover_async(lsp.HoverParams(text_document=doc, position=_pos(LIBRARY, needle,
@@ -325,7 +323,7 @@ async def test_a_project_op_in_a_model_hover_definition_and_library_edits(
     model = project / "model.onnxtxt"
     muri = _open(client, model, language="onnxtxt")
     if _is_push(client):
-        await _pushed(client, muri, 1)
+        await _pushed(client, muri)
     before = await _diagnostics(client, muri)
     assert [d for d in before if d.severity == lsp.DiagnosticSeverity.Error] == []
     assert not [d for d in before if d.code in ("GL204", "GL316")]  # declared, and the shipped FastGelu too
@@ -354,9 +352,11 @@ async def test_a_project_op_in_a_model_hover_definition_and_library_edits(
 
     # the library opened and edited: B's shape contract now wants [N, K], so w ([8, 16]) no longer fits
     luri = _open(client, project / "ops" / "acme.onnxop")
+    assert await (_pushed(client, luri) if _is_push(client) else _diagnostics(client, luri)) == []
     edited = LIBRARY.replace("input  B: T[K, N]", "input  B: T[N, K]")
+    refreshes, last = client.diagnostic_refresh_count, client.diagnostics.get(muri)
     _replace_all(client, luri, 2, edited)
-    after = await _changed(client, muri, client.diagnostic_refresh_count)
+    after = await _changed(client, muri, refreshes, last)
     [err] = [d for d in after if d.severity == lsp.DiagnosticSeverity.Error]
     assert err.code == "GL302" and err.range.start.line == 2
     assert "K (the inner dimension) differs: dim 2 of x (8) and dim 1 of w (16)" in err.message
@@ -364,17 +364,17 @@ async def test_a_project_op_in_a_model_hover_definition_and_library_edits(
     assert not [d for d in _check_json(model, capsys) if d["severity"] == "error"]
 
     # a syntax error while typing: the library's diagnostics say so; the op is left out for the model (GL316)
-    refreshes = client.diagnostic_refresh_count
+    refreshes, last, last_lib = client.diagnostic_refresh_count, client.diagnostics.get(muri), client.diagnostics.get(luri)
     _replace_all(client, luri, 3, edited.replace("input  B: T[N, K]", "input  B: T[N, K"))
-    lib_diags = await _pushed(client, luri, 3) if _is_push(client) else await _diagnostics(client, luri)
-    after = await _changed(client, muri, refreshes)
+    lib_diags = await _pushed(client, luri, last_lib) if _is_push(client) else await _diagnostics(client, luri)
+    after = await _changed(client, muri, refreshes, last)
     assert [d.code for d in lib_diags] == ["GL601"]
     assert {d.code for d in after} & {"GL302", "GL316"} == {"GL316"}
 
     # closed without saving: the file on disk is the library again, and the model is as before
-    refreshes = client.diagnostic_refresh_count
+    refreshes, last = client.diagnostic_refresh_count, client.diagnostics.get(muri)
     client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=luri)))
-    after = await _changed(client, muri, refreshes)
+    after = await _changed(client, muri, refreshes, last)
     assert sorted((d.code, d.message) for d in after) == sorted((d.code, d.message) for d in before)
 
 
@@ -389,7 +389,7 @@ async def test_a_binary_models_view_hovers_and_goes_to_the_declaration(vscode: L
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("com.acme", 1)]),
               project / "model.onnx")  # fmt: skip
     uri = _open(vscode, project / "model.onnx", "", language="onnxtxt")
-    await _pushed(vscode, uri, 1)
+    await _pushed(vscode, uri)
     view = await vscode.workspace_execute_command_async(
         lsp.ExecuteCommandParams(command="graphlsp.renderView", arguments=[{"uri": uri}]))  # fmt: skip
     text = view["text"]
