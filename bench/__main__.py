@@ -1,5 +1,5 @@
 """`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [scale] [--json]`: each figure next to its budget
-and onnx's time (`scale` runs only when named)."""
+and onnx's time; no name runs them all."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from bench import binary, fold, infer, lint, lsp, parse, scale
 
 
 def main(argv: list[str]) -> int:
-    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp", "lint", "fold", "binary"]
+    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp", "lint", "fold", "binary", "scale"]
     results = {}
     if "parse" in which:
         r = parse.run()

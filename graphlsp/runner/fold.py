@@ -180,8 +180,9 @@ class _Finder:
     def run(self) -> None:
         graph = self.a.model.graph
         assert graph is not None
+        decide = self._decide  # the first pass: nothing decided before, nothing to compare with (see _visit)
         for node in graph.topological_order():
-            self._visit(node)
+            decide(node)
         for node in graph.nodes:
             self._reshape_target(node)
 
@@ -221,14 +222,18 @@ class _Finder:
         before = (old if old is not None and old.kind == CONSTANT else None, [self.const.pop(v, None) for v in outs])
         for v in outs:
             self.tainted.discard(v)
+        self._decide(node)
+        after = (self.plan.folds.get(node), [self.const.get(v) for v in outs])
+        return not _same_fold(before, after)
+
+    def _decide(self, node: Node) -> None:
+        """The node's fold and its outputs' constness, from its inputs' (none of it decided yet)."""
         if any(v is not None and self._tainted(v) for v in (*node.inputs, *node.implicit.values())):
-            self.tainted.update(outs)
+            self.tainted.update(v for v in node.outputs if v is not None)
         elif node.op_type == "Constant" and node.domain == "":
             self._constant(node)
         else:
             self._consider(node)
-        after = (self.plan.folds.get(node), [self.const.get(v) for v in outs])
-        return not _same_fold(before, after)
 
     def _tainted(self, v: Value) -> bool:
         if v in self.tainted:
