@@ -29,8 +29,10 @@ test: $(STAMP) lint
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
-# Mutated real models (text and binary) through every command; prints how many inputs ran and each failure
-# (failing inputs are kept in GRAPHLSP_FUZZ_OUT, default .fuzz-failures/).
+# Mutated real models (text and binary) through every command, and the language server's state machine (edits with
+# lone \r, cancels, malformed params, crashing analyses) for a quarter of the time; prints how many inputs ran per
+# target and each failure (failing inputs are kept in GRAPHLSP_FUZZ_OUT, default .fuzz-failures/;
+# GRAPHLSP_FUZZ_SEED picks the seed).
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzz_models
 

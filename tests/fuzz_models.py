@@ -2,9 +2,9 @@
 
 Seeds: the examples, some of onnx's node tests (printed by onnx's printer), the real-world binaries in
 `../shared/realworld/` (printed by our printer, data summarised) and the corpus binaries. Text mutations work on
-tokens and characters (delete, insert, duplicate, truncate, random bytes); binary mutations flip bits, truncate,
-insert and delete bytes, and rewrite the length of a length-delimited field of the protobuf wire format (zero,
-one more, far more than is left, 2**31, 2**63, 2**64 - 1).
+tokens and characters (delete, insert, duplicate, truncate, random bytes, line ends turned into a lone `\r` or
+`\r\n`); binary mutations flip bits, truncate, insert and delete bytes, and rewrite the length of a
+length-delimited field of the protobuf wire format (zero, one more, far more than is left, 2**31, 2**63, 2**64 - 1).
 
 What must hold (`check_text`, `check_binary`):
 - `graphlsp check` (the CLI's `main`, in-process) exits 0 or 1, says no "internal error", reports no GL399;
@@ -16,11 +16,17 @@ What must hold (`check_text`, `check_binary`):
 The mutations take their choices from a `Chooser`: hypothesis draws them in the test suite
 (`tests/test_fuzz_models.py`, a short budget), a seeded random generator in the long run, `make fuzz`
 (`python -m tests.fuzz_models`, for GRAPHLSP_FUZZ_SECONDS seconds, 1800 by default), which prints how many inputs
-ran and each failure (and saves the failing inputs in GRAPHLSP_FUZZ_OUT, `.fuzz-failures/` by default).
+ran per target and each failure (and saves the failing inputs in GRAPHLSP_FUZZ_OUT, `.fuzz-failures/` by default).
+
+The long run has a third target, the language server: a quarter of the time goes to the hypothesis state machine of
+`tests/lsp/test_robustness.py` (random edits with lone `\r` among them, requests cancelled at once, malformed
+params, documents whose analysis crashes) against one real server over stdio, whose diagnostics for each document
+must equal `graphlsp check` on the client's text at the end.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import io
@@ -33,7 +39,7 @@ import tempfile
 import time
 import traceback
 import warnings
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -42,8 +48,8 @@ ROOT = Path(__file__).resolve().parents[1]
 REALWORLD = ROOT.parent / "shared" / "realworld"
 CORPUS = ROOT / "corpus" / "models"
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*|[0-9.]+|=>|\S')
-_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\n]*')
-_PUNCT = b'()[]{}<>=,:."#@?-\n 0aZ_\\e9'
+_COMMENT = re.compile(r'"(?:[^"\\]|\\.)*"|#[^\r\n]*')  # a comment ends at \n, \r\n or a lone \r
+_PUNCT = b'()[]{}<>=,:."#@?-\n\r 0aZ_\\e9'
 
 
 class Chooser(Protocol):
@@ -115,7 +121,8 @@ def mutate_text(c: Chooser) -> str:
     seeds = text_seeds()
     text = seeds[c.integer(0, len(seeds) - 1)]
     for _ in range(c.integer(1, 4)):
-        op = c.choice(["del_tok", "ins_tok", "dup_tok", "del_chr", "ins_chr", "dup_chr", "truncate", "bytes"])
+        op = c.choice(["del_tok", "ins_tok", "dup_tok", "del_chr", "ins_chr", "dup_chr", "truncate", "bytes",
+                       "line_end"])  # fmt: skip
         toks = [(m.start(), m.end()) for m in _TOKEN.finditer(text)] if op.endswith("_tok") else []
         if toks:
             s, e = toks[c.integer(0, len(toks) - 1)]
@@ -139,6 +146,14 @@ def mutate_text(c: Chooser) -> str:
         elif op == "bytes":
             i = c.integer(0, len(text))
             text = text[:i] + c.blob(12).decode("utf-8", errors="replace") + text[i:]
+        elif op == "line_end":  # one line end, or every one, as a lone \r or \r\n (LSP's other line ends)
+            new = c.choice(["\r", "\r\n"])
+            ends = [m.start() for m in re.finditer("\n", text)]
+            if ends and c.choice([True, False]):
+                i = ends[c.integer(0, len(ends) - 1)]
+                text = text[:i] + new + text[i + 1 :]
+            else:
+                text = text.replace("\n", new)
     return text
 
 
@@ -344,37 +359,142 @@ def check_binary(data: bytes, folder: Path) -> None:
         assert not syntax, f"converted text does not parse: {syntax[0].message}"
 
 
+# ---- the language server: the state machine of tests/lsp/test_robustness.py, on a budget
+
+
+class LspTarget:
+    """One real server over stdio for the whole run; rounds of the state machine, each with a seed of its own.
+    `documents` counts the documents the machine opened, edited, queried and finally found equal to `check`,
+    `steps` the machine's steps (opening a document, an edit, a request or a few of them)."""
+
+    def __init__(self) -> None:
+        self.session: Any = None
+        self.documents = self.steps = 0
+        self.log = ""
+        self.stderr: deque[str] = deque()
+
+    def _start(self) -> None:
+        from tests.lsp import test_robustness as rob
+
+        self.session = rob._Session()
+        rob.SESSION = self.session
+        self.stderr = deque(maxlen=200)
+        # pygls's client pipes the server's stderr and never reads it: once the server has logged 64 KB (a
+        # traceback per analysis that crashes on purpose, a few hundred documents) it blocks writing, and every
+        # later request times out. Read it here, and keep its end for the failure report.
+        stream = self.session.client._server.stderr
+
+        async def drain() -> None:
+            while line := await stream.readline():
+                self.stderr.append(line.decode("utf-8", "replace"))
+
+        asyncio.run_coroutine_threadsafe(drain(), self.session.loop)
+
+    def round(self, seed: int, examples: int = 2, steps: int = 25) -> None:
+        """`examples` documents through the machine; raises what the machine raised (after restarting the server,
+        which may be what failed), with hypothesis's account of the steps and of the first error in `self.log`
+        (a failure that does not happen again when hypothesis replays it is reported as flaky, without it)."""
+        import hypothesis.core
+        from hypothesis import HealthCheck, Phase, Verbosity, settings
+        from hypothesis.stateful import invariant, run_state_machine_as_test
+
+        from tests.lsp import test_robustness as rob
+
+        if self.session is None:
+            self._start()
+        target = self
+
+        class Counted(rob.ServerMachine):  # type: ignore[misc, valid-type]
+            @invariant()
+            def count_step(self) -> None:  # after the opening and after each step
+                target.steps += 1
+
+            def teardown(self) -> None:
+                super().teardown()  # the server's diagnostics equal check's
+                if self.uri:
+                    target.documents += 1
+
+        forced = hypothesis.core.global_force_seed
+        hypothesis.core.global_force_seed = seed
+        log = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(log):  # hypothesis's verbose report: each step, each error's traceback
+                run_state_machine_as_test(Counted, settings=settings(
+                    max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
+                    suppress_health_check=list(HealthCheck), phases=[Phase.generate], verbosity=Verbosity.verbose))  # fmt: skip
+        except BaseException:
+            self.log = log.getvalue() + "\n== the server's stderr, last lines\n" + "".join(self.stderr)
+            self.close()  # a fresh server for the next round
+            raise
+        finally:
+            hypothesis.core.global_force_seed = forced
+
+    def close(self) -> None:
+        from tests.lsp import test_robustness as rob
+
+        if self.session is not None:
+            with contextlib.suppress(Exception):
+                self.session.close()
+        self.session = rob.SESSION = None
+
+
 # ---- the long run (`make fuzz`)
 
 
-def long_run(seconds: float, out: Path, seed: int) -> int:
+def long_run(seconds: float, out: Path, seed: int, lsp_share: float = 0.25) -> int:
+    """Mutated texts and binaries, and (for `lsp_share` of the time) the server's state machine, until `seconds`
+    have passed; prints the inputs per target and each distinct failure. 1 when anything failed."""
     rng = random.Random(seed)
     chooser = RandomChooser(rng)
-    runs = 0
-    failures: dict[str, tuple[str, bytes, bool]] = {}
+    counts = Counter({"text": 0, "binary": 0})
+    failures: dict[str, tuple[str, bytes, str]] = {}
     text_seeds(), binary_seeds()
-    t_end = time.monotonic() + seconds
+    t0 = time.monotonic()
+    t_end = t0 + seconds
+    lsp = LspTarget() if lsp_share > 0 else None
+    lsp_time = 0.0
+
+    def failed(kind: str, e: BaseException, data: bytes) -> None:
+        first = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
+        key = f"{kind}: " + re.sub(r"\d+", "N", first)
+        if key not in failures:
+            failures[key] = (traceback.format_exc(limit=-6), data, kind)
+            print(f"[{sum(counts.values())}] {kind}: {first}", flush=True)
+
+    def progress() -> str:
+        lsp_part = f", lsp {lsp.documents} documents ({lsp.steps} steps)" if lsp is not None else ""
+        return f"text {counts['text']}, binary {counts['binary']} inputs{lsp_part}"
+
     with tempfile.TemporaryDirectory(prefix="gl-fuzz-") as tmp:
         folder = Path(tmp)
-        while time.monotonic() < t_end:
+        while (now := time.monotonic()) < t_end:
+            if lsp is not None and lsp_time < lsp_share * (now - t0):  # the server's turn
+                round_seed = rng.getrandbits(64)
+                started = time.monotonic()
+                try:
+                    lsp.round(round_seed)
+                except Exception as e:
+                    failed("lsp", e, f"hypothesis seed {round_seed}\n{e}\n\n{lsp.log}".encode())
+                lsp_time += time.monotonic() - started
+                continue
             binary = rng.random() < 0.4
             data = mutate_binary(chooser) if binary else mutate_text(chooser).encode("utf-8")
-            runs += 1
+            counts["binary" if binary else "text"] += 1
             try:
                 (check_binary if binary else check_text)(data if binary else data.decode("utf-8"), folder)  # type: ignore[arg-type]
             except Exception as e:
-                first = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
-                key = re.sub(r"\d+", "N", first)
-                if key not in failures:
-                    failures[key] = (traceback.format_exc(limit=-4), data, binary)
-                    print(f"[{runs}] {'binary' if binary else 'text'}: {first}", flush=True)
-            if runs % 200 == 0:
-                print(f"... {runs} inputs, {len(failures)} distinct failures", flush=True)
-    print(f"{runs} inputs in {seconds:.0f} s, {len(failures)} distinct failures")
+                failed("binary" if binary else "text", e, data)
+            if sum(counts.values()) % 200 == 0:
+                print(f"... {progress()}, {len(failures)} distinct failures", flush=True)
+    if lsp is not None:
+        lsp.close()
+    total = sum(counts.values()) + (lsp.documents if lsp is not None else 0)
+    print(f"{total} inputs in {seconds:.0f} s ({progress()}), {len(failures)} distinct failures")
     if failures:
         out.mkdir(parents=True, exist_ok=True)
-        for i, (key, (trace, data, binary)) in enumerate(failures.items()):
-            name = f"failure-{i}.{'onnx' if binary else 'onnxtxt'}"
+        for i, (key, (trace, data, kind)) in enumerate(failures.items()):
+            suffix = {"binary": "onnx", "text": "onnxtxt"}.get(kind, "txt")  # lsp: the round's seed and error
+            name = f"failure-{i}.{suffix}"
             (out / name).write_bytes(data)
             print(f"\n== {key}\n   input: {out / name}\n{trace}")
     return 1 if failures else 0

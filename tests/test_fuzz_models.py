@@ -5,6 +5,7 @@ the same checks for GRAPHLSP_FUZZ_SECONDS (30 minutes by default)."""
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -82,7 +83,37 @@ def test_length_fields_are_found_and_rewritten() -> None:
     raise AssertionError("a length past the end parsed")
 
 
-def test_long_run_reports_inputs_and_failures(capsys: Any, tmp_path: Path) -> None:
-    assert fm.long_run(2.0, tmp_path / "out", seed=1) == 0
+def test_long_run_reports_inputs_per_target_and_failures(capsys: Any, tmp_path: Path) -> None:
+    """`make fuzz` on a few seconds: texts, binaries and the language server each get their turn."""
+    assert fm.long_run(8.0, tmp_path / "out", seed=1, lsp_share=0.5) == 0
     out = capsys.readouterr().out
-    assert "inputs in 2 s, 0 distinct failures" in out
+    m = re.search(r"inputs in 8 s \(text (\d+), binary (\d+) inputs, lsp (\d+) documents \((\d+) steps\)\), "
+                  r"0 distinct failures", out)  # fmt: skip
+    assert m is not None, out
+    assert int(m[1]) > 0 and int(m[2]) > 0 and int(m[3]) > 0 and int(m[4]) > int(m[3]), out
+
+
+def test_the_server_target_reads_the_servers_stderr() -> None:
+    """Found by `make fuzz` (a few hundred documents into the server's turn, every request timed out): pygls's
+    client pipes the server's stderr and never reads it, so the server blocked writing the traceback of an analysis
+    crashing on purpose once the pipe and the client's buffer were full (about 200 KB). The fuzzer's target reads
+    it: 1,000 crashing opens (a traceback each, about 600 KB) and the server still answers (without the reading,
+    the hover times out)."""
+    from lsprotocol import types as lsp
+
+    from tests.lsp.reference import CRASH_MARKER
+
+    target = fm.LspTarget()
+    target._start()
+    try:
+        client = target.session.client
+        for i in range(1000):
+            client.text_document_did_open(lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+                uri=f"file:///stderr/{i}.onnxtxt", language_id="onnxtxt", version=1, text=CRASH_MARKER + "\n")))  # fmt: skip
+        hover = target.session.run(client.text_document_hover_async(lsp.HoverParams(
+            text_document=lsp.TextDocumentIdentifier(uri="file:///stderr/999.onnxtxt"),
+            position=lsp.Position(line=0, character=0))))  # fmt: skip
+        assert hover is None or isinstance(hover, lsp.Hover)
+        assert any("injected by GRAPHLSP_TEST_CRASH_MARKER" in line for line in target.stderr)
+    finally:
+        target.close()
