@@ -78,7 +78,7 @@ def _parser() -> lark.Lark:
 # ---- positions
 class _Lines:
     def __init__(self, text: str) -> None:
-        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self.starts = [0] + [mt.end() for mt in _LINE_END.finditer(text)]  # \n, \r\n and a lone \r, as in LSP
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect_right(self.starts, offset) - 1
@@ -90,8 +90,9 @@ class _Lines:
 
 
 # ---- cutting a file into declarations
+_LINE_END = re.compile(r"\r\n?|\n")
 _SCAN = re.compile(
-    r'"(?:[^"\\\n]|\\.)*"?|#[^\n]*|[A-Za-z_][A-Za-z0-9_]*|[{}()\[\]]|\n|[^\sA-Za-z_"#{}()\[\]]+|[ \t\r\f]+'
+    r'"(?:[^"\\\r\n]|\\.)*"?|#[^\r\n]*|[A-Za-z_][A-Za-z0-9_]*|[{}()\[\]]|\r\n?|\n|[^\sA-Za-z_"#{}()\[\]]+|[ \t\f]+'
 )
 
 
@@ -111,10 +112,10 @@ def _tokens(text: str, start: int = 0, end: int | None = None) -> Iterator[_Tok]
     line_start = True
     for mt in _SCAN.finditer(text, start, len(text) if end is None else end):
         s = mt.group()
-        if s == "\n":
+        if s[0] in "\r\n":
             line_start = True
             continue
-        if s[0] in " \t\r\f" or s[0] == "#":
+        if s[0] in " \t\f" or s[0] == "#":
             continue
         yield _Tok(s, mt.start(), mt.end(), depth, line_start)
         line_start = False

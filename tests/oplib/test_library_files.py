@@ -181,3 +181,20 @@ def test_the_hover_on_a_models_node_shows_the_declaration() -> None:
     assert "```onnxop\nop MyOp since 1 {\n  input  A: T[*batch, M, K]" in text and text.endswith("}\n```")
     long = q.declaration_markdown(op, max_lines=4)
     assert "op MyOp since 1 {\n  input  A: T[*batch, M, K]\n  input  B: T[K, N]\n  ...\n}\n```" in long
+
+
+@pytest.mark.parametrize("eol", ["\r", "\r\n"])
+def test_a_lone_cr_ends_a_line_in_a_library_too(tmp_path: Path, capsys: pytest.CaptureFixture[str], eol: str) -> None:
+    # a comment stops at the line end (a lone \r included, as in LSP), so the op after it is read, and every
+    # problem is on the same line and column whichever line ends the file uses
+    text = BROKEN.replace("op Typo since 1 {", "# typo below\nop Typo since 1 {")
+
+    def found(name: str, data: str) -> list[tuple[int, int, str]]:
+        path = tmp_path / name
+        path.write_bytes(data.encode())
+        main(["check", "--no-cache", "--format", "json", str(path)])
+        return sorted((d["line"], d["col"], d["code"]) for d in json.loads(capsys.readouterr().out))
+
+    want = found("lf.onnxop", text)
+    assert any(code == "GL602" and line >= 5 for line, _, code in want), want  # Typo's problems: it was read
+    assert found("other.onnxop", text.replace("\n", eol)) == want
