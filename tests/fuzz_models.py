@@ -26,7 +26,6 @@ must equal `graphlsp check` on the client's text at the end.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import io
@@ -378,17 +377,7 @@ class LspTarget:
 
         self.session = rob._Session()
         rob.SESSION = self.session
-        self.stderr = deque(maxlen=200)
-        # pygls's client pipes the server's stderr and never reads it: once the server has logged 64 KB (a
-        # traceback per analysis that crashes on purpose, a few hundred documents) it blocks writing, and every
-        # later request times out. Read it here, and keep its end for the failure report.
-        stream = self.session.client._server.stderr
-
-        async def drain() -> None:
-            while line := await stream.readline():
-                self.stderr.append(line.decode("utf-8", "replace"))
-
-        asyncio.run_coroutine_threadsafe(drain(), self.session.loop)
+        self.stderr = self.session.stderr  # the session drains the server's stderr (see _Session)
 
     def round(self, seed: int, examples: int = 2, steps: int = 25) -> None:
         """`examples` documents through the machine; raises what the machine raised (after restarting the server,

@@ -11,6 +11,7 @@ import itertools
 import os
 import sys
 import threading
+from collections import deque
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from pathlib import Path
@@ -45,6 +46,17 @@ class _Session:
         self.client = LanguageClient("fuzz", "1")
         env = {**os.environ, "GRAPHLSP_TEST_CRASH_MARKER": CRASH_MARKER}
         self.run(self.client.start_io(sys.executable, "-m", "graphlsp.cli", "serve", env=env))
+        # pygls's client pipes the server's stderr and never reads it: once the server has logged 64 KB (a
+        # traceback per analysis that crashes on purpose, a few hundred documents) it blocks writing, and every
+        # later request times out. Read it here, and keep its end for failure reports.
+        self.stderr: deque[str] = deque(maxlen=200)
+        stream = self.client._server.stderr  # type: ignore[union-attr]
+
+        async def drain() -> None:
+            while line := await stream.readline():
+                self.stderr.append(line.decode("utf-8", "replace"))
+
+        asyncio.run_coroutine_threadsafe(drain(), self.loop)
         caps = lsp.ClientCapabilities(
             general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
             text_document=lsp.TextDocumentClientCapabilities(diagnostic=lsp.DiagnosticClientCapabilities()),
