@@ -185,3 +185,11 @@ def test_memory_of_documents_parsed_again_and_again_stays_bounded() -> None:
     for i in range(40):
         Analysis(text + "\n" * i)
     assert gc.get_freeze_count() < max(4 * once, 500_000), (once, gc.get_freeze_count())
+
+
+def test_no_inputs_under_a_header_that_does_not_parse(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # found by `make fuzz`: with the opset imports unknown no schema checks the arity, and the rules (written for
+    # the newest schema) read inputs that are not there
+    header = '<\n  ir_version: 7,\n  : opset_import: ["" : 13]\n>\n'
+    body = "g (float[2] x) => (y, z, w, v) {\n  y = Identity ()\n  z = Relu ()\n  w = Concat ()\n  v = Gemm (x)\n}\n"
+    never_crash(capsys, tmp_path, header + body, ("check", "shapes"))

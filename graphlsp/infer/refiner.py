@@ -243,8 +243,12 @@ class ShapeRefiner:
             invalid = any(p.code in _INVALID and p.severity == "error" for p in ctx.problems)
             if sig is not None and not invalid and (ctx.attrs or node.op_type in SIZING_OPS):
                 invalid = not self._check_values(ctx, sig)
-            elif sig is None and node.function is None:  # no schema at this opset (a domain not imported)
-                invalid = len(node.outputs) < _min_outputs(node)  # the rule writes the outputs any version has
+            elif sig is None and node.function is None:  # no schema at this opset (a domain not imported, or
+                # imports unknown: a header that does not parse): the rule, written for the newest schema, reads
+                # the inputs and writes the outputs that one requires; without them it does not run
+                newest = signature(node.op_type, 1 << 20, node.domain)
+                invalid = len(node.outputs) < (newest.min_output if newest is not None else 1) or (
+                    newest is not None and sum(v is not None for v in node.inputs) < newest.min_input)
             fn = registry.lookup(node.domain, node.op_type, node.version)
             if invalid:
                 pass  # inputs missing, attributes missing or mistyped: the rule would read garbage; outputs unknown
@@ -537,12 +541,6 @@ class ShapeRefiner:
         start, end = where if where is not None else (-1, -1)
         related = [(m, *resolve(a)) for m, a in p.related]
         return Finding(p.code, p.message, start, end, p.severity, related, node=node, detail=p.detail)
-
-
-def _min_outputs(node: Node) -> int:
-    """The outputs the op's newest schema requires (1 for an op without a schema)."""
-    sig = signature(node.op_type, 1 << 20, node.domain)
-    return sig.min_output if sig is not None else 1
 
 
 _FLOAT_ELEMS = frozenset({1, 10, 11, 16, 17, 18, 19, 20, 23, 24, 27, 28})  # element types that can hold NaN or inf
