@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING
 
 from graphlsp.graph.core import Model, Node
 from graphlsp.graph.findings import Finding
+from graphlsp.infer.contracts import condition_findings
 from graphlsp.infer.refiner import ShapeRefiner
+from graphlsp.infer.sizes import InputSizes
 from graphlsp.runner import DEFAULT_CAP, Runner
 from graphlsp.runner.fold import FoldPlan
 from graphlsp.syntax import tree as t
@@ -69,18 +71,21 @@ class ModelAnalysis:
 
     doc: SyntaxDocument | None = None
 
-    def __init__(self, model: Model, findings: list[Finding], fold_size_cap: int = DEFAULT_CAP) -> None:
+    def __init__(self, model: Model, findings: list[Finding], fold_size_cap: int = DEFAULT_CAP,
+                 sizes: InputSizes | None = None) -> None:  # fmt: skip
         self.model = model
+        self.sizes = sizes
         self.fold_size_cap = fold_size_cap
         self._load_findings = findings
         self.cache: dict[str, object] = {}
         self.runner = Runner(model, fold_size_cap)
-        self.refiner = self.runner.refiner = ShapeRefiner(model, self.runner)
+        self.refiner = self.runner.refiner = ShapeRefiner(model, self.runner, sizes)
         self._fold: FoldPlan | None = None
         self.refiner.run()
 
     def findings(self) -> list[Finding]:
-        out = [*self._load_findings, *self.refiner.findings(), *self.fold_plan().findings()]
+        out = [*self._load_findings, *self.refiner.findings(), *condition_findings(self.refiner),
+               *self.fold_plan().findings()]
         out.sort(key=lambda f: (_node_key(f.node), f.code))
         return out
 
@@ -103,12 +108,13 @@ class Analysis:
     """One text document's analysis, kept current across edits."""
 
     def __init__(self, text: str | SyntaxDocument, fold_size_cap: int = DEFAULT_CAP,
-                 adopt: Callable[[Model], None] | None = None) -> None:  # fmt: skip
+                 adopt: Callable[[Model], None] | None = None, sizes: InputSizes | None = None) -> None:  # fmt: skip
         """`adopt` runs on each model the text builds, before inference (a view of a binary model gives the
         model the binary's tensors, whose data the view does not print)."""
         from graphlsp.syntax.document import SyntaxDocument
 
         self._adopt = adopt
+        self.sizes = sizes  # input sizes bound by the user (`--dim`): inference runs at those sizes
         self.doc = text if isinstance(text, SyntaxDocument) else SyntaxDocument(text)
         self.fold_size_cap = fold_size_cap  # bytes: the largest value the runner builds (`fold-size-cap`)
         self.model: Model
@@ -137,7 +143,7 @@ class Analysis:
             for node in self.model.graph.nodes:
                 self._node_by_piece[node.origin.anchor] = node
         self.runner = Runner(self.model, self.fold_size_cap)
-        self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.runner)
+        self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.runner, self.sizes)
         self._fold = None
         return self.refiner.run().inferred
 
@@ -151,7 +157,7 @@ class Analysis:
         rerun = self.runner.rerun(self.refiner, changed)  # the refiner's rerun, and the values computed from them
         if self.refiner.stale_unions:  # symbol equalities cannot be unlearned: infer afresh (graph kept)
             self.runner.clear()
-            self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.runner)
+            self.refiner = self.runner.refiner = ShapeRefiner(self.model, self.runner, self.sizes)
             self._fold = None
             return EditReport(report, "patched", self.refiner.run().inferred)
         self._fold_dirty += [*changed, *rerun.nodes, *self.runner.moved]
@@ -215,6 +221,7 @@ class Analysis:
             related = [(m, s + (p.origin if p else 0), e + (p.origin if p else 0)) for m, p, s, e in a.related]
             out.append(Finding(f.code, f.message, a.start + o, a.end + o, f.severity, related, f.kind))
         out.extend(self.refiner.findings())
+        out.extend(condition_findings(self.refiner))
         out.extend(self.fold_plan().findings())
         out.sort(key=lambda f: (f.start, f.code))
         return out

@@ -6,8 +6,12 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from graphlsp import __version__
+
+if TYPE_CHECKING:
+    from graphlsp.infer.sizes import InputSizes
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -17,6 +21,21 @@ class _ArgumentParser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"graphlsp: error: {message}", file=sys.stderr)
         raise SystemExit(EXIT_USAGE)
+
+
+def _sizes(args: argparse.Namespace) -> InputSizes:
+    """`--dim NAME=SIZE` and `--input-shape NAME=AxBxC`; raises ValueError."""
+    from graphlsp.infer.sizes import InputSizes, parse_dim, parse_input_shape
+
+    return InputSizes(tuple(parse_dim(x) for x in args.dim or ()),
+                      tuple(parse_input_shape(x) for x in args.input_shape or ()))  # fmt: skip
+
+
+def _size_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dim", action="append", metavar="NAME=SIZE",
+                        help="check at this size of an input dim (a dim_param such as batch=8); repeatable")
+    parser.add_argument("--input-shape", action="append", metavar="INPUT=D1xD2x...",
+                        help="check with this shape of a graph input (images=1x3x640x640); repeatable")
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -43,6 +62,11 @@ def _check(args: argparse.Namespace) -> int:
         settings.select = args.select.split(",")
     if args.ignore:
         settings.ignore += args.ignore.split(",")
+    try:
+        settings.sizes = settings.sizes.merged(_sizes(args))
+    except ValueError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     status = EXIT_CLEAN
     fix = args.fix or args.diff
     data = b""
@@ -240,8 +264,9 @@ def _shapes(args: argparse.Namespace) -> int:
     from graphlsp.source import read_source
 
     try:
-        load_settings(args.file)  # the project's op libraries: their ops' shapes
-    except ConfigError as e:
+        settings = load_settings(args.file)  # the project's op libraries: their ops' shapes
+        sizes = settings.sizes.merged(_sizes(args))
+    except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     if args.file.endswith(".onnx"):
@@ -255,7 +280,7 @@ def _shapes(args: argparse.Namespace) -> int:
         except Exception as e:  # protobuf's DecodeError and friends
             print(f"graphlsp: error: {args.file}: cannot load binary ONNX model: {e}", file=sys.stderr)
             return EXIT_ERRORS
-        binary = ModelAnalysis(model, [])
+        binary = ModelAnalysis(model, [], sizes=sizes)
         shapes = value_shapes(model, binary.refiner)
         failed = False
     else:
@@ -264,7 +289,7 @@ def _shapes(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
-        a = Analysis(source.text)
+        a = Analysis(source.text, sizes=sizes)
         shapes = value_shapes(a.model, a.refiner, a.doc.lines.position)
         failed = any(p.code.startswith("GL1") for p in a.doc.problems)
     if args.format == "json":
@@ -388,6 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--no-color", action="store_true", help="no colour even on a terminal")
     check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: one per core)")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    _size_options(check)
     check.set_defaults(func=_check)
 
     rules = sub.add_parser("rules", help="list every rule")
@@ -399,6 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     shapes = sub.add_parser("shapes", help="print every value's inferred element type and shape")
     shapes.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
     shapes.add_argument("--format", choices=["text", "json"], default="text")
+    _size_options(shapes)
     shapes.set_defaults(func=_shapes)
 
     fold = sub.add_parser("fold", help="fold constant subgraphs into Constants (the rest of the text is kept)")

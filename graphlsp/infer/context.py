@@ -234,7 +234,7 @@ class InferenceContext:
         idx = [i for i in (indices if indices is not None else range(self.n_inputs)) if self.has_input(i)]
         shapes = [self.input_shape(i) for i in idx]
         try:
-            return sh.broadcast(shapes)
+            return sh.broadcast(shapes, self.refiner.unifier)
         except sh.MergeError:
             desc = ", ".join(self.describe_input(i) for i in idx)
             related = [self.related_input(i) for i in idx]

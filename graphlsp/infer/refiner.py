@@ -22,7 +22,9 @@ from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.attrs import Ref, attribute_values, non_finite, plain, value_problem
 from graphlsp.infer.checks import SIZING_OPS, sizing, type_string, verdict
+from graphlsp.infer.conditions import Condition
 from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
+from graphlsp.infer.sizes import InputSizes
 from graphlsp.infer.types import (
     MapType,
     OptionalType,
@@ -73,8 +75,10 @@ class RefineReport:
 
 
 class ShapeRefiner:
-    def __init__(self, model: Model, evaluator: Any = None) -> None:
+    def __init__(self, model: Model, evaluator: Any = None, sizes: InputSizes | None = None) -> None:
         self.model = model
+        self.sizes = sizes or InputSizes()
+        self._bound_dims, self._bound_shapes = _bindings(model, self.sizes)
         self.source = model.source
         self.evaluator = evaluator  # the runner (issue: CPU runner), asked for values shape functions request
         self.values: dict[Value, Inferred] = {}
@@ -97,6 +101,8 @@ class ShapeRefiner:
         self._attr_cache: dict[Node, tuple[object, dict[str, Any]]] = {}
         self.stale_unions = False  # set when such a node is inferred again
         self._order: dict[Graph, dict[Node, int]] = {}
+        # relations on input dims each node's rule assumed without proof (a call's include its body's)
+        self.conditions: dict[Node, list[Condition]] = {}
 
     # ---- public
     def run(self) -> RefineReport:
@@ -190,17 +196,31 @@ class ShapeRefiner:
                 got = plain(tensor)
                 const = got if isinstance(got, np.ndarray) else None
             if value not in self.values or const is not None or graph.kind != "model":
-                self.values[value] = Inferred(declared_type(value.type), None, const)
+                ty = self._declared(value.type)
+                if graph is self.model.graph and value.name in self._bound_shapes and not value.is_initializer:
+                    ty = _with_shape(ty, self._bound_shapes[value.name])
+                self.values[value] = Inferred(ty, None, const)
         for info in [*graph.output_infos, *graph.value_infos.values()]:
             if info.type is None:
                 continue
             target = graph.lookup(info.name)
             if target is not None and target.producer is not None and target not in self.declared:
-                self.declared[target] = (declared_type(info.type), info)
+                self.declared[target] = (self._declared(info.type), info)
+
+    def _declared(self, ty: TypeSpec | None) -> ValueType:
+        """A declared type with the bound sizes (`--dim`) in place of their symbols."""
+        got = declared_type(ty)
+        if not self._bound_dims or not isinstance(got, TensorType) or got.shape is None:
+            return got
+        shape = got.shape
+        for name, size in self._bound_dims.items():
+            sym = d.symbol(name)
+            shape = tuple(d.replace(x, sym, size) if isinstance(x, d.Expr) else x for x in shape)
+        return TensorType(got.elem, shape, got.sparse)
 
     def _set_inputs(self, graph: Graph, inputs: list[Inferred | None]) -> None:
         for i, value in enumerate(graph.inputs):
-            declared = declared_type(value.type)
+            declared = self._declared(value.type)
             x = inputs[i] if i < len(inputs) else None
             if x is None:
                 self.values[value] = Inferred(declared)
@@ -237,6 +257,7 @@ class ShapeRefiner:
         if node in self.unifying:
             self.stale_unions = True  # equalities this node taught may no longer hold: see Analysis
         unions = self.unifier.unions
+        mark = len(self.unifier.conditions)
         try:
             if sig is not None:
                 self._check_signature(ctx, sig)
@@ -268,6 +289,13 @@ class ShapeRefiner:
         except Exception as e:  # a bug in a shape function must not stop the rest of the graph
             ctx.error("GL399", f"internal error in shape inference ({type(e).__name__}: {e})", severity="warning")
         self._refine_from_values(ctx, node)
+        if not self._calls:  # inside a function body, the conditions go to the call
+            pending = self.unifier.conditions
+            if len(pending) > mark:
+                self.conditions[node] = pending[mark:]
+                del pending[mark:]
+            else:
+                self.conditions.pop(node, None)
         changed = False
         for i, out in enumerate(node.outputs):
             if out is None:
@@ -572,6 +600,28 @@ def _claimed(got: ValueType, declared: ValueType) -> ValueType:
     if isinstance(got, OptionalType) and isinstance(declared, OptionalType):
         return OptionalType(_claimed(got.elem, declared.elem))
     return got
+
+
+def _bindings(model: Model, sizes: InputSizes) -> tuple[dict[str, int], dict[str, tuple[int, ...]]]:
+    """The symbols bound to sizes (given, and those an input's given shape binds) and the inputs' given shapes."""
+    dims = sizes.dim_map()
+    shapes = sizes.shape_map()
+    if shapes and model.graph is not None:
+        for value in model.graph.inputs:
+            given = shapes.get(value.name)
+            declared = value.type.dims if value.type is not None else None
+            if given is None or declared is None or len(declared) != len(given):
+                continue
+            for dm, size in zip(declared, given, strict=True):
+                if isinstance(dm, str) and d.symbol(dm).symbols() == {dm}:
+                    dims.setdefault(dm, size)
+    return dims, shapes
+
+
+def _with_shape(ty: ValueType, shape: tuple[int, ...]) -> ValueType:
+    if isinstance(ty, TensorType) or ty is None:
+        return TensorType(ty.elem if ty is not None else None, shape, ty.sparse if ty is not None else False)
+    return ty
 
 
 def _merge_types(a: ValueType, b: ValueType, unifier: sh.Unifier) -> ValueType:

@@ -3,12 +3,14 @@
 merge(a, b) combines two views of the same shape and keeps the more precise information; it fails when they
 contradict. relax(a, b) is the most precise shape both are instances of. When a merge equates two different
 symbols, the equality goes into a `Unifier` (a union-find with deterministic representatives); broadcasting
-never equates symbols.
+never equates symbols. Every relation a merge or a broadcast assumes without proof (two dims that must agree, or
+broadcast) is noted in the unifier as a `Condition` on the input dims, for the refiner to give to the node.
 """
 
 from __future__ import annotations
 
 from graphlsp.infer import dims as d
+from graphlsp.infer.conditions import Condition
 from graphlsp.infer.dims import Dim, Expr
 from graphlsp.infer.types import Shape
 
@@ -29,6 +31,7 @@ class Unifier:
         self.parent: dict[Expr, Expr] = {}
         self.rank = rank or {}
         self.unions = 0  # how many equalities were learned (the refiner tracks which node learned them)
+        self.conditions: list[Condition] = []  # relations assumed without proof, newest last (see the refiner)
 
     def find(self, x: Expr) -> Expr:
         root = x
@@ -53,6 +56,11 @@ class Unifier:
         self.unions += 1
         return ra
 
+    def require(self, a: Dim, b: Dim, broadcast: bool = False) -> None:
+        """Note that the shapes hold only when a == b (or, with `broadcast`, when a and b broadcast)."""
+        if a is not None and b is not None:
+            self.conditions.append(Condition(a, b, broadcast))
+
     def canonical(self, x: Dim) -> Dim:
         return self.find(x) if isinstance(x, Expr) else x
 
@@ -68,6 +76,8 @@ def merge_dim(a: Dim, b: Dim, unifier: Unifier | None = None) -> Dim:
     if same is False:
         raise MergeError(f"{d.to_str(a)} != {d.to_str(b)}")
     # Unknown relation: one side is a known int, or two different expressions.
+    if unifier is not None:
+        unifier.require(a, b)
     if isinstance(a, int):
         return a
     if isinstance(b, int):
@@ -106,8 +116,9 @@ def relax(a: Shape, b: Shape) -> Shape:
     return tuple(relax_dim(x, y) for x, y in zip(a, b, strict=True))
 
 
-def broadcast_dim(a: Dim, b: Dim) -> Dim:
-    """Numpy broadcasting of one dim pair; raises MergeError for two different known sizes, neither 1."""
+def broadcast_dim(a: Dim, b: Dim, unifier: Unifier | None = None) -> Dim:
+    """Numpy broadcasting of one dim pair; raises MergeError for two different known sizes, neither 1. Where the
+    result rests on an unproved relation, the unifier (when given) notes it as a condition."""
     if a == 1:
         return b
     if b == 1:
@@ -117,6 +128,8 @@ def broadcast_dim(a: Dim, b: Dim) -> Dim:
         return a
     if isinstance(a, int) and isinstance(b, int):
         raise MergeError(f"{a} and {b} do not broadcast")
+    if unifier is not None:
+        unifier.require(a, b, broadcast=True)
     # A known size > 1 against a symbol: the symbol must be 1 or equal, so the result is the known size.
     if isinstance(a, int) and a > 1:
         return a
@@ -155,7 +168,7 @@ def _one_forces_one(x: Dim, y: Dim) -> bool:
     return False
 
 
-def broadcast(shapes: list[Shape]) -> Shape:
+def broadcast(shapes: list[Shape], unifier: Unifier | None = None) -> Shape:
     """Multidirectional broadcasting; raises MergeError (with the dim index from the right) on a conflict."""
     if any(s is None for s in shapes):
         return None
@@ -166,7 +179,7 @@ def broadcast(shapes: list[Shape]) -> Shape:
         offset = rank - len(s)
         for i, x in enumerate(s):
             try:
-                out[offset + i] = broadcast_dim(out[offset + i], x)
+                out[offset + i] = broadcast_dim(out[offset + i], x, unifier)
             except MergeError as e:
                 raise MergeError(str(e), offset + i) from None
     return tuple(out)

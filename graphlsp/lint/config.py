@@ -8,6 +8,8 @@
     fold-size-cap = 1048576                 # bytes: the largest constant the runner materializes
     inlay-hints = true                      # editor only
     op-libraries = ["ops/*.onnxop"]         # the project's op declarations (paths and globs, relative to this file)
+    dims = { batch = 8 }                    # sizes of input dims (dim_params) to check the model at
+    input-shapes = { images = [1, 3, 640, 640] }  # whole input shapes to check the model at
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from graphlsp.infer.sizes import InputSizes, from_config
 from graphlsp.lint.rules import RULES
 
 SEVERITIES = ("error", "warning", "info", "hint")
@@ -40,6 +43,7 @@ class Settings:
     root: Path | None = None  # the folder of the config file (per-file-ignores patterns are relative to it)
     source: str = ""
     op_libraries: list[str] = field(default_factory=list)  # the library files `op-libraries` names, resolved
+    sizes: InputSizes = field(default_factory=InputSizes)  # `dims` and `input-shapes`: inference runs at these
 
     def __getstate__(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
@@ -73,7 +77,7 @@ class Settings:
     def key(self) -> str:
         """What the result cache must depend on."""
         return repr((self.select, self.ignore, sorted(self.severity.items()), sorted(self.per_file_ignores.items()),
-                     self.fold_size_cap, _digest(self.op_libraries)))  # fmt: skip
+                     self.fold_size_cap, _digest(self.op_libraries), self.sizes))  # fmt: skip
 
 
 def _relative(path: str, root: Path | None) -> str:
@@ -131,7 +135,8 @@ def _use_libraries(paths: list[str], source: str) -> None:
 
 def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Settings:
     s = Settings(source=source)
-    known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries"}
+    known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries",
+             "dims", "input-shapes"}
     unknown = set(raw) - known
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
@@ -153,6 +158,10 @@ def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Set
         raise ConfigError(f"{source}: fold-size-cap must be a non-negative integer (bytes)")
     s.fold_size_cap = cap
     s.inlay_hints = bool(raw.get("inlay-hints", True))
+    try:
+        s.sizes = from_config(raw.get("dims", {}), raw.get("input-shapes", {}), source)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
     s.root = root
     if "op-libraries" in raw:
         s.op_libraries = _op_libraries(raw["op-libraries"], root, source)
@@ -171,6 +180,8 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
         "per-file-ignores": base.per_file_ignores,
         "fold-size-cap": options.get("foldSizeCap", base.fold_size_cap),
         "inlay-hints": options.get("inlayHints", base.inlay_hints),
+        "dims": options.get("dims", base.sizes.dim_map()),
+        "input-shapes": options.get("inputShapes", {k: list(v) for k, v in base.sizes.shapes}),
     }
     s = _validate(raw, "editor settings", base.root)
     s.op_libraries = base.op_libraries

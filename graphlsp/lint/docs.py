@@ -206,6 +206,27 @@ DOCS: dict[str, RuleDoc] = {
         "float }`. For an ai.onnx op, report it to graphlsp.",
     ),
     "GL317": RuleDoc("Another shape or type inconsistency the op's rules detect.", "", "See the message."),
+    "GL320": RuleDoc(
+        "A dim the model declares dynamic, which the graph accepts only at some sizes: the node's rule holds only "
+        "when an equation between expressions of that dim does, and graphlsp proves which sizes satisfy it (over "
+        "one full period of the floors in it, never by trying sizes). At any other size the runtime fails at "
+        "this node. Typical: a detector whose upsampled branch is concatenated with a skip connection (the height "
+        "must be a multiple of the total stride), a position table that bounds the sequence length, a Reshape "
+        "target traced as a constant.",
+        H + "g (float[N, 8] x) => (float[1, 8] y) {\n  shape = Constant <value = int64[2] {1, 8}> ()\n"
+        "  y = Reshape (x, shape)\n}\n",
+        "Feed only the sizes the message names, and declare them (a fixed dim, or a name that says it); or export "
+        "again with the dim truly dynamic (torch: compute the shape from `x.shape` rather than a Python int). "
+        "`graphlsp check --dim N=2 FILE` shows the error the runtime would give at that size.",
+    ),
+    "GL321": RuleDoc(
+        "The model declares the dim dynamic (a dim_param), but a node accepts only one size: the declaration "
+        "promises what the graph does not do. Most often a tracer wrote the example input's size into a Reshape, "
+        "Expand or ConstantOfShape.",
+        H + "g (float[N, 8] x) => (float[1, 8] y) {\n  shape = Constant <value = int64[2] {1, 8}> ()\n"
+        "  y = Reshape (x, shape)\n}\n",
+        "Declare the dim with its one size, or export again so that the node follows the input's size.",
+    ),
     "GL399": RuleDoc("A shape rule failed inside graphlsp: a bug.", "", "Report it with the model."),
     "GL401": RuleDoc(
         "Every run recomputes a value that never changes; runtimes and converters see an op where a constant "

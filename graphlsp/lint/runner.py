@@ -57,7 +57,7 @@ def lint_text(
     enabled = gc.isenabled()
     gc.disable()
     try:
-        analysis = Analysis(text, settings.fold_size_cap)
+        analysis = Analysis(text, settings.fold_size_cap, sizes=settings.sizes)
         diags = [] if source_error and source_error[0] == "GL106" else collect_analysis(analysis, path)
     finally:
         if enabled:
@@ -95,7 +95,7 @@ def lint_binary(path: str, settings: Settings, data: bytes | None = None) -> lis
         r = rule("GL106")
         return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
                            f"cannot load binary ONNX model: {type(e).__name__}: {e}")]  # fmt: skip
-    analysis = ModelAnalysis(model, findings, settings.fold_size_cap)
+    analysis = ModelAnalysis(model, findings, settings.fold_size_cap, settings.sizes)
     return finalize(collect_binary(analysis, path), "", path, settings)
 
 

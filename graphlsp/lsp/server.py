@@ -305,8 +305,9 @@ class GraphLspServer(LanguageServer):
         elif a is not None:
             try:
                 settings = self.settings_for(state.uri)
-                if settings.fold_size_cap != a.fold_size_cap:  # the setting changed: evaluate again under the new cap
-                    a = state.analysis = Analysis(a.doc, settings.fold_size_cap)
+                if settings.fold_size_cap != a.fold_size_cap or settings.sizes != (a.sizes or settings.sizes):
+                    # a setting changed (the cap, the input sizes `dims`): evaluate again under the new one
+                    a = state.analysis = Analysis(a.doc, settings.fold_size_cap, sizes=settings.sizes)
                 path = views.fs_path(state.uri) or state.uri
                 diags = finalize(collect_analysis(a, path), a.doc.text, path, settings)
                 return state.converted.convert(state.lines, a.doc.text, diags, state.uri, self.encoding,

@@ -546,6 +546,8 @@ def _check_count(ctx: InferenceContext, data: Shape, out: list[Dim], target: Seq
     produced = d.product(out)
     if _differ(total, produced):
         raise _count_error(ctx, total, target, f"it has {d.to_str(produced)}")
+    if d.equal(total, produced) is None:
+        ctx.refiner.unifier.require(total, produced)  # holds only at some sizes (a target traced as a constant)
 
 
 @shape_fn("Reshape")

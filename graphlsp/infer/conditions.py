@@ -1,0 +1,359 @@
+"""Conditions on input dims: what a shape rule needs of the sizes a model is fed, proved, never tried.
+
+A shape rule that compares two dims it cannot prove equal or different (a Concat's upsampled branch
+`2*floor((height + 31)/32)` against its skip branch `floor((height + 15)/16)`, a traced Reshape target `1` against
+`batch`) goes on under the assumption that they agree; the assumption is a `Condition` on the model's input dims.
+Here a condition over one symbol is solved exactly: its two sides' difference `g(s)` is shown periodic or linear
+symbolically (`g(s + L) - g(s)` is a constant for L the lcm of the floor divisors in it), so its values over one
+period decide every size, and the solutions are a set of residues modulo a period plus finitely many values. A
+condition over several symbols is kept as its equation. Symbols are dims, at least 1 (the shape engine's
+assumption).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import gcd
+
+from graphlsp.infer import dims as d
+from graphlsp.infer.dims import Atom, Dim, Expr
+
+MAX_PERIOD = 4096  # a condition whose period is longer is not solved (it is kept as its equation)
+MAX_SPAN = 1 << 16  # sizes checked one by one below a min/max's turning point, at most
+BIG = 1 << 40  # sizes beyond this are not considered when locating a min/max's turning point
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """`a == b`; with `broadcast`, `a == b or a == 1 or b == 1` (numpy broadcasting of one dim pair)."""
+
+    a: Dim
+    b: Dim
+    broadcast: bool = False
+
+    def symbols(self) -> set[str]:
+        out: set[str] = set()
+        for x in (self.a, self.b):
+            if isinstance(x, Expr):
+                out |= x.symbols()
+        return out
+
+    def equation(self) -> str:
+        eq = f"{d.to_str(self.a)} = {d.to_str(self.b)}"
+        if not self.broadcast:
+            return eq
+        return f"{d.to_str(self.a)} and {d.to_str(self.b)} broadcast (equal, or one of them 1)"
+
+
+@dataclass(frozen=True, slots=True)
+class Solution:
+    """The sizes s >= 1 of one symbol that satisfy a condition: those s >= `start` with `s % period in residues`,
+    and the finitely many `values`. period 0 means no periodic part."""
+
+    period: int
+    residues: frozenset[int]
+    values: frozenset[int]
+    start: int = 1
+
+    def holds_always(self) -> bool:
+        if not self.period or len(self.residues) != self.period:
+            return False
+        return all(v in self.values for v in range(1, self.start))
+
+    def never(self) -> bool:
+        return not (self.period and self.residues) and not self.values
+
+    def contains(self, s: int) -> bool:
+        return (self.period >= 1 and s >= self.start and s % self.period in self.residues) or s in self.values
+
+    def counterexample(self) -> int | None:
+        """The least size s >= 1 at which the condition fails (None when it always holds)."""
+        if self.holds_always():
+            return None
+        limit = max([self.start + self.period * 2, *self.values, 0]) + 2
+        return next(s for s in range(1, limit + 1) if not self.contains(s))
+
+    def union(self, other: Solution) -> Solution | None:
+        a, b = self, other
+        if a.period and b.period:
+            first = max(a.start, b.start)
+            if first > MAX_SPAN:
+                return None
+            low = frozenset(s for s in range(min(a.start, b.start), first) if a.contains(s) or b.contains(s))
+            p = a.period * b.period // gcd(a.period, b.period)
+            if p > MAX_PERIOD:
+                return None
+            res = frozenset(r for r in range(p) if r % a.period in a.residues or r % b.period in b.residues)
+            out = Solution(p, res, frozenset(), first)
+            values = low | a.values | b.values
+        else:
+            if not a.period:
+                a, b = b, a
+            out = Solution(a.period, a.residues, frozenset(), a.start)
+            values = a.values | b.values
+        return _simplest(Solution(out.period, out.residues, frozenset(v for v in values if not out.contains(v)),
+                                  out.start))
+
+    def describe(self, name: str) -> str:
+        """`height must be a multiple of 32`, `batch must be 1`, `sequence_length must be at most 128`."""
+        parts: list[str] = []
+        if self.period:
+            at = f" (from {self.start})" if self.start > 1 else ""
+            if self.residues == frozenset({0}):
+                parts.append(f"{name} must be a multiple of {self.period}{at}" if self.period > 1 else
+                             f"{name} must be at least {self.start}")
+            else:
+                parts.append(f"{name} % {self.period} must be {_ranges(sorted(self.residues))}{at}")
+        if self.values:
+            vs = sorted(self.values)
+            if vs == list(range(1, vs[-1] + 1)) and len(vs) > 2:
+                parts.append(f"{name} must be at most {vs[-1]}")
+            else:
+                parts.append(f"{name} must be {_ranges(vs)}")
+        if not parts:
+            return f"no size of {name} satisfies it"
+        return ", or ".join(parts)
+
+
+def _ranges(xs: list[int]) -> str:
+    runs: list[tuple[int, int]] = []
+    for x in xs:
+        if runs and runs[-1][1] == x - 1:
+            runs[-1] = (runs[-1][0], x)
+        else:
+            runs.append((x, x))
+    return " or ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+
+
+def _simplest(sol: Solution) -> Solution:
+    """The same set with the shortest period (residues {0, 16} mod 32 are {0} mod 16)."""
+    p = sol.period
+    if p and not sol.residues:
+        return Solution(0, frozenset(), sol.values)
+    if p <= 1:
+        return sol
+    for q in sorted(x for x in range(1, p) if p % x == 0):
+        lifted = frozenset(r for r in range(p) if r % q in {x % q for x in sol.residues})
+        if lifted == sol.residues:
+            res = frozenset(r % q for r in sol.residues)
+            out = Solution(q, res, frozenset(), sol.start)
+            return Solution(q, res, frozenset(v for v in sol.values if not out.contains(v)), sol.start)
+    return sol
+
+
+def _walk(x: Dim, atoms: list[Atom]) -> None:
+    """Every atom of x, arguments before the atom that holds them."""
+    if not isinstance(x, Expr):
+        return
+    for mono, _ in x.poly:
+        for atom in mono:
+            for arg in atom.args:
+                _walk(arg, atoms)
+            atoms.append(atom)
+
+
+def _rebuild(x: Dim, target: Atom, choice: Dim) -> Dim:
+    """x with the min/max atom `target` replaced by `choice` (one of its arguments), rebuilt canonically."""
+    if not isinstance(x, Expr):
+        return x
+    out: Dim = 0
+    for mono, coeff in x.poly:
+        term: Dim = coeff
+        for atom in mono:
+            if atom is target:
+                v = choice
+            elif atom.kind == "sym":
+                v = d.symbol_of(atom)
+            else:
+                a, b = (_rebuild(arg, target, choice) for arg in atom.args)
+                v = d.floordiv(a, b) if atom.kind == "floor" else d.minimum(a, b) if atom.kind == "min" \
+                    else d.maximum(a, b)  # fmt: skip
+            term = d.mul(term, v)
+        out = d.add(out, term)
+    return out
+
+
+def _direction(x: Dim) -> int:
+    """1 if x never decreases as its symbol grows, -1 if it never increases, 0 if that is not shown."""
+    if isinstance(x, int):
+        return 1
+    if x is None:
+        return 0
+    signs = set()
+    for mono, coeff in x.poly:
+        if not mono:
+            continue
+        if len(mono) != 1:
+            return 0
+        inner = _atom_direction(mono[0])
+        if inner == 0:
+            return 0
+        signs.add(inner * (1 if coeff > 0 else -1))
+    return signs.pop() if len(signs) == 1 else (1 if not signs else 0)
+
+
+def _atom_direction(atom: Atom) -> int:
+    if atom.kind == "sym":
+        return 1
+    if atom.kind == "floor":
+        return _direction(atom.args[0])
+    a, b = (_direction(arg) for arg in atom.args)
+    return a if a == b else 0
+
+
+def _at(x: Dim, s: Expr, v: int) -> int | None:
+    got = d.replace(x, s, v)
+    return got if isinstance(got, int) else None
+
+
+def _crossing(diff: Dim, s: Expr, lo: int, hi: int | None) -> int | None:
+    """For a monotone `diff`, the least size in [lo, hi] where its sign differs from its sign at lo (hi + 1 or
+    None when it never does); -1 when not shown."""
+    way = _direction(diff)
+    first = _at(diff, s, lo)
+    if way == 0 or first is None:
+        return -1
+    top = hi if hi is not None else BIG
+    def flipped(v: int) -> bool:
+        got = _at(diff, s, v)
+        return got is None or (got > 0) != (first > 0)
+    if not flipped(top):
+        return None if hi is None else hi + 1
+    a, b = lo, top  # flipped(b), not flipped(a)
+    while b - a > 1:
+        m = (a + b) // 2
+        if flipped(m):
+            b = m
+        else:
+            a = m
+    return b
+
+
+def _solve_range(g: Dim, s: Expr, lo: int, hi: int | None, depth: int = 0) -> Solution | None:
+    """The sizes in [lo, hi] (hi None: unbounded) where g is 0."""
+    atoms: list[Atom] = []
+    _walk(g, atoms)
+    minmax = next((a for a in atoms if a.kind in ("min", "max")), None)
+    if minmax is not None:
+        if depth > 8:
+            return None
+        x, y = minmax.args
+        t = _crossing(d.sub(x, y), s, lo, hi)
+        if t == -1:
+            return None
+        # where x - y <= 0 min is x and max is y; the sign at lo holds up to t - 1
+        first = _at(d.sub(x, y), s, lo)
+        assert first is not None
+        low_choice = (x if first <= 0 else y) if minmax.kind == "min" else (y if first <= 0 else x)
+        high_choice = y if low_choice is x else x
+        if t is None or (hi is not None and t > hi):
+            return _solve_range(_rebuild(g, minmax, low_choice), s, lo, hi, depth + 1)
+        below = _solve_range(_rebuild(g, minmax, low_choice), s, lo, t - 1, depth + 1)
+        above = _solve_range(_rebuild(g, minmax, high_choice), s, t, hi, depth + 1)
+        if below is None or above is None:
+            return None
+        return below.union(above)
+    if hi is not None:
+        if hi - lo > MAX_SPAN:
+            return None
+        values = set()
+        for v in range(lo, hi + 1):
+            got = _at(g, s, v)
+            if got is None:
+                return None
+            if got == 0:
+                values.add(v)
+        return Solution(0, frozenset(), frozenset(values))
+    return _solve_periodic(g, s, lo)
+
+
+def _solve_periodic(g: Dim, s: Expr, lo: int) -> Solution | None:
+    """The sizes >= lo where g (floors of the symbol, no min or max) is 0: g(s + L) - g(s) is shown constant."""
+    if isinstance(g, int):
+        return Solution(1, frozenset({0}) if g == 0 else frozenset(), frozenset(), lo)
+    dens: list[int] = []
+    for atom in _collect(g, []):
+        if atom.kind == "floor":
+            den = atom.args[1]
+            assert isinstance(den, int)
+            dens.append(den)
+    period = 1
+    for x in dens:
+        period = period * x // gcd(period, x)
+        if period > MAX_PERIOD:
+            return None
+    step = d.sub(d.replace(g, s, d.add(s, period)), g)
+    if not isinstance(step, int):
+        return None  # not periodic, not linear (a product of the symbol with itself)
+    residues: set[int] = set()
+    values: set[int] = set()
+    for r in range(lo, lo + period):
+        v = _at(g, s, r)
+        if v is None:
+            return None
+        if step == 0:
+            if v == 0:
+                residues.add(r % period)
+        elif -v % step == 0 and -v // step >= 0:
+            values.add(r + (-v // step) * period)
+    if step != 0:
+        return Solution(0, frozenset(), frozenset(values))
+    return _simplest(Solution(period, frozenset(residues), frozenset(), lo))
+
+
+def _collect(g: Dim, atoms: list[Atom]) -> list[Atom]:
+    _walk(g, atoms)
+    return atoms
+
+
+def solve_equal(a: Dim, b: Dim, name: str, lo: int = 1) -> Solution | None:
+    """The sizes >= lo of symbol `name` at which a == b, when a and b depend on that symbol alone; None when not
+    proved."""
+    g = d.sub(a, b)
+    if g is None:
+        return None
+    if isinstance(g, int):
+        return Solution(1, frozenset({0}) if g == 0 else frozenset(), frozenset(), lo)
+    s = d.symbol(name)
+    if g.symbols() != {name} or s.symbols() != {name} or len(s.poly) != 1:
+        return None  # another symbol, or a name that reads as an expression (`N+1`)
+    return _solve_range(g, s, lo, None)
+
+
+def _positive_from(x: Dim, s: Expr) -> int | None:
+    """The least size from which x is at least 1 for good (x never decreasing), 1 if that is not shown."""
+    if isinstance(x, int):
+        return 1 if x >= 1 else None
+    if _direction(x) != 1:
+        return 1
+    t = _crossing(d.sub(x, 1), s, 1, None)  # the sign of x - 1 at 1 holds up to t - 1
+    first = _at(x, s, 1)
+    if first is None or t == -1:
+        return 1
+    if first >= 1:
+        return 1
+    return t
+
+
+def solve(cond: Condition, name: str) -> Solution | None:
+    """The sizes of `name` satisfying `cond` (a condition over that symbol alone), or None when not proved.
+
+    Sizes at which a side is below 1 are taken to satisfy it: there the model is degenerate (an empty or
+    negative dim, where runtimes truncate and go on, or fail before this node), and nothing is claimed of them."""
+    s = d.symbol(name)
+    starts = [_positive_from(x, s) for x in (cond.a, cond.b)]
+    if any(v is None for v in starts):
+        return None
+    lo = max(v for v in starts if v is not None)
+    if lo > MAX_SPAN:
+        return None
+    sol = solve_equal(cond.a, cond.b, name, lo)
+    if sol is not None and cond.broadcast:
+        for x in (cond.a, cond.b):
+            one = solve_equal(x, 1, name, lo)
+            sol = sol.union(one) if one is not None else None
+            if sol is None:
+                return None
+    if sol is None or lo == 1:
+        return sol
+    return sol.union(Solution(0, frozenset(), frozenset(range(1, lo))))

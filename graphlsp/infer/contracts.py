@@ -1,0 +1,111 @@
+"""Input contracts: what the model's nodes require of the sizes of its graph inputs' dims.
+
+Each node's rule may have assumed relations it could not prove (`ShapeRefiner.conditions`). A relation over one
+input dim symbol is solved (`conditions.solve`) and, unless it holds at every size, becomes GL320 shape-condition on
+the node ("Concat holds only when 2*floor((height + 31)/32) = floor((height + 15)/16): height % 32 must be 0 or
+17-31"). When only one size satisfies it, the graph input that declares the dim gets GL321 fixed-dynamic-dim,
+naming the node. A relation over several symbols is not reported: it is kept for the input's hover. A symbol
+that one input uses twice (`[?, 3, ?, ?]`) is read as "unknown" by exporters, not as a contract, and is skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from graphlsp.graph.core import Model, Node, Value
+from graphlsp.graph.findings import Finding
+from graphlsp.infer.conditions import Condition, Solution, solve
+from graphlsp.infer.refiner import ShapeRefiner
+
+SHAPE_CONDITION = "GL320"
+FIXED_DYNAMIC_DIM = "GL321"
+
+
+@dataclass(slots=True)
+class DimContract:
+    """What the nodes require of one input dim symbol: each requiring node with its condition and solution."""
+
+    symbol: str
+    places: list[tuple[Value, int]]  # (graph input, dim index) declaring the symbol
+    requirements: list[tuple[Node, Condition, Solution | None]] = field(default_factory=list)
+
+
+def input_symbols(model: Model) -> dict[str, list[tuple[Value, int]]]:
+    """Each dim_param of the main graph's inputs (not initializers), with where it is declared; symbols used twice
+    in one input's shape are left out."""
+    out: dict[str, list[tuple[Value, int]]] = {}
+    skip: set[str] = set()
+    graph = model.graph
+    if graph is None:
+        return out
+    for value in graph.inputs:
+        ty = value.type
+        if value.is_initializer or ty is None or ty.kind != "tensor" or ty.dims is None:
+            continue
+        names = [x for x in ty.dims if isinstance(x, str)]
+        skip |= {x for x in names if names.count(x) > 1}
+        for i, x in enumerate(ty.dims):
+            if isinstance(x, str):
+                out.setdefault(x, []).append((value, i))
+    return {k: v for k, v in out.items() if k not in skip}
+
+
+@lru_cache(maxsize=4096)
+def _solved(cond: Condition, name: str) -> Solution | None:
+    return solve(cond, name)
+
+
+def contracts(refiner: ShapeRefiner) -> dict[str, DimContract]:
+    """The contract of every input dim symbol that some node constrains."""
+    symbols = input_symbols(refiner.model)
+    out: dict[str, DimContract] = {}
+    for node, conds in refiner.conditions.items():
+        if node not in refiner.contexts:
+            continue
+        for cond in conds:
+            names = cond.symbols()
+            if not names or not names <= symbols.keys():
+                continue
+            sol = _solved(cond, next(iter(names))) if len(names) == 1 else None
+            if sol is not None and sol.holds_always():
+                continue
+            key = "+".join(sorted(names))
+            contract = out.setdefault(key, DimContract(key, [p for n in sorted(names) for p in symbols[n]]))
+            contract.requirements.append((node, cond, sol))
+    return out
+
+
+def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
+    """GL320 on each node whose rule holds only at some sizes of one input dim; GL321 on inputs it pins."""
+    out: list[Finding] = []
+    pinned: set[tuple[str, int]] = set()
+    for contract in contracts(refiner).values():
+        for node, cond, sol in contract.requirements:
+            if sol is None:
+                continue
+            name = contract.symbol
+            op = node.qualified_op if hasattr(node, "qualified_op") else node.op_type
+            fails = sol.counterexample()
+            if sol.never():
+                message = f"{op} needs {cond.equation()}, which holds at no size of {name}"
+            else:
+                message = f"{op} needs {cond.equation()}: {sol.describe(name)} (it fails at {name}={fails})"
+            span = node.op_span
+            start, end = span if span is not None else (-1, -1)
+            out.append(Finding(SHAPE_CONDITION, message, start, end, "warning", node=node))
+            if sol.period == 0 and len(sol.values) == 1:
+                (v,) = sol.values
+                for value, i in contract.places:
+                    if (value.name, i) in pinned:
+                        continue
+                    pinned.add((value.name, i))
+                    where = f" '{node.name}'" if node.name else ""
+                    vspan = value.span
+                    vs, ve = vspan if vspan is not None else (-1, -1)
+                    out.append(Finding(
+                        FIXED_DYNAMIC_DIM,
+                        f"dim {i} of input '{value.name}' is declared dynamic ('{name}'), but {op}{where} fixes it "
+                        f"to {v}: {cond.equation()}", vs, ve, "warning", detail=f"input {value.name}",
+                        value=value.name))  # fmt: skip
+    return out
