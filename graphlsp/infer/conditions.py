@@ -67,11 +67,13 @@ class Solution:
         return (self.period >= 1 and s >= self.start and s % self.period in self.residues) or s in self.values
 
     def counterexample(self) -> int | None:
-        """The least size s >= 1 at which the condition fails (None when it always holds)."""
+        """A size at which the condition fails (None when it always holds): the least one from one period on,
+        as a size people feed (height 48, not 1), else the least."""
         if self.holds_always():
             return None
         limit = max([self.start + self.period * 2, *self.values, 0]) + 2
-        return next(s for s in range(1, limit + 1) if not self.contains(s))
+        fails = [s for s in range(1, limit + 1) if not self.contains(s)]
+        return next((s for s in fails if s >= self.period > 1), fails[0])
 
     def union(self, other: Solution) -> Solution | None:
         a, b = self, other
@@ -122,7 +124,7 @@ def _ranges(xs: list[int]) -> str:
             runs[-1] = (runs[-1][0], x)
         else:
             runs.append((x, x))
-    return " or ".join(str(a) if a == b else f"{a}-{b}" for a, b in runs)
+    return " or ".join(str(a) if a == b else f"{a} or {b}" if b == a + 1 else f"{a}-{b}" for a, b in runs)
 
 
 def _simplest(sol: Solution) -> Solution:
@@ -333,6 +335,56 @@ def _positive_from(x: Dim, s: Expr) -> int | None:
     if first >= 1:
         return 1
     return t
+
+
+def reduced(cond: Condition) -> Condition:
+    """An equality with the symbols and the integer factor common to both sides divided out (symbols are at least
+    1, so `6*batch*h*w = 6*h*w` holds exactly when `batch = 1`); a broadcast condition as it is."""
+    if cond.broadcast or not isinstance(cond.a, Expr) or not isinstance(cond.b, Expr | int):
+        return cond
+    g = d.sub(cond.a, cond.b)
+    if not isinstance(g, Expr):
+        return cond
+    common: list[Atom] | None = None
+    for mono, _ in g.poly:
+        syms = [a for a in mono if a.kind == "sym"]
+        if common is None:
+            common = syms
+        else:
+            left = list(syms)
+            kept = []
+            for a in common:
+                if a in left:
+                    left.remove(a)
+                    kept.append(a)
+            common = kept
+    k = gcd(*(c for _, c in g.poly))
+    if not common and k <= 1:
+        return cond
+    a: dict[tuple[Atom, ...], int] = {}
+    b: dict[tuple[Atom, ...], int] = {}
+    for mono, c in g.poly:
+        rest = list(mono)
+        for atom in common or ():
+            rest.remove(atom)
+        (a if c > 0 else b)[tuple(rest)] = abs(c) // k
+    side_a, side_b = _poly_dim(a), _poly_dim(b)
+    return Condition(side_a, side_b) if side_a is not None and side_b is not None else cond
+
+
+def _poly_dim(poly: dict[tuple[Atom, ...], int]) -> Dim:
+    out: Dim = 0
+    for mono, c in poly.items():
+        term: Dim = c
+        for atom in mono:
+            term = d.mul(term, d.symbol_of(atom) if atom.kind == "sym" else _atom_dim(atom))
+        out = d.add(out, term)
+    return out
+
+
+def _atom_dim(atom: Atom) -> Dim:
+    x, y = atom.args
+    return d.floordiv(x, y) if atom.kind == "floor" else d.minimum(x, y) if atom.kind == "min" else d.maximum(x, y)
 
 
 def solve(cond: Condition, name: str) -> Solution | None:

@@ -4,7 +4,8 @@ Each node's rule may have assumed relations it could not prove (`ShapeRefiner.co
 input dim symbol is solved (`conditions.solve`) and, unless it holds at every size, becomes GL320 shape-condition on
 the node ("Concat holds only when 2*floor((height + 31)/32) = floor((height + 15)/16): height % 32 must be 0 or
 17-31"). When only one size satisfies it, the graph input that declares the dim gets GL321 fixed-dynamic-dim,
-naming the node. A relation over several symbols is not reported: it is kept for the input's hover. A symbol
+naming the node. A relation over several symbols is stated as its equation, with sizes at which it fails (a
+witness found among common sizes; without one it is not reported). A symbol
 that one input uses twice (`[?, 3, ?, ?]`) is read as "unknown" by exporters, not as a contract, and is skipped.
 """
 
@@ -12,10 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import product
 
 from graphlsp.graph.core import Model, Node, Value
 from graphlsp.graph.findings import Finding
-from graphlsp.infer.conditions import Condition, Solution, solve
+from graphlsp.infer import dims as d
+from graphlsp.infer.conditions import Condition, Solution, reduced, solve
 from graphlsp.infer.refiner import ShapeRefiner
 
 SHAPE_CONDITION = "GL320"
@@ -56,6 +59,27 @@ def _solved(cond: Condition, name: str) -> Solution | None:
     return solve(cond, name)
 
 
+_GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640)
+
+
+@lru_cache(maxsize=4096)
+def witness(cond: Condition, names: tuple[str, ...]) -> tuple[tuple[str, int], ...] | None:
+    """Sizes of the symbols (at most 3) at which `cond` fails with both sides at least 1, found on a grid of
+    common sizes; None when none there fails (the condition is then not reported)."""
+    if len(names) > 3:
+        return None
+    syms = [d.symbol(n) for n in names]
+    for values in product(_GRID, repeat=len(names)):
+        a, b = cond.a, cond.b
+        for sym, v in zip(syms, values, strict=True):
+            a, b = d.replace(a, sym, v), d.replace(b, sym, v)
+        if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
+            continue
+        if a != b and not (cond.broadcast and 1 in (a, b)):
+            return tuple(zip(names, values, strict=True))
+    return None
+
+
 def contracts(refiner: ShapeRefiner) -> dict[str, DimContract]:
     """The contract of every input dim symbol that some node constrains."""
     symbols = input_symbols(refiner.model)
@@ -63,7 +87,7 @@ def contracts(refiner: ShapeRefiner) -> dict[str, DimContract]:
     for node, conds in refiner.conditions.items():
         if node not in refiner.contexts:
             continue
-        for cond in conds:
+        for cond in map(reduced, conds):
             names = cond.symbols()
             if not names or not names <= symbols.keys():
                 continue
@@ -82,17 +106,23 @@ def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
     pinned: set[tuple[str, int]] = set()
     for contract in contracts(refiner).values():
         for node, cond, sol in contract.requirements:
-            if sol is None:
-                continue
             name = contract.symbol
-            op = node.qualified_op if hasattr(node, "qualified_op") else node.op_type
+            op = node.qualified_op
+            span = node.op_span
+            start, end = span if span is not None else (-1, -1)
+            if sol is None:
+                names = tuple(sorted(cond.symbols()))
+                w = witness(cond, names) if len(names) > 1 else None
+                if w is not None:
+                    at = ", ".join(f"{n}={v}" for n, v in w)
+                    out.append(Finding(SHAPE_CONDITION, f"{op} needs {cond.equation()} (it fails at {at})", start, end,
+                                       "warning", node=node))  # fmt: skip
+                continue
             fails = sol.counterexample()
             if sol.never():
                 message = f"{op} needs {cond.equation()}, which holds at no size of {name}"
             else:
                 message = f"{op} needs {cond.equation()}: {sol.describe(name)} (it fails at {name}={fails})"
-            span = node.op_span
-            start, end = span if span is not None else (-1, -1)
             out.append(Finding(SHAPE_CONDITION, message, start, end, "warning", node=node))
             if sol.period == 0 and len(sol.values) == 1:
                 (v,) = sol.values

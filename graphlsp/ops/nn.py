@@ -150,9 +150,12 @@ def _check_conv_channels(ctx: InferenceContext, xi: int, wi: int, bi: int | None
     x, w = ctx.input_shape(xi), ctx.input_shape(wi)
     if x is None or w is None:
         return
-    if ctx.dim_eq(x[1], d.mul(w[1], group)) is False:
+    channels = ctx.dim_eq(x[1], d.mul(w[1], group))
+    if channels is False:
         g = f" x group {group}" if group != 1 else ""
         _channel_error(ctx, f"input channels {d.to_str(x[1])} != weight channels {d.to_str(w[1])}{g}", xi, wi)
+    if channels is None:
+        ctx.refiner.unifier.require(x[1], d.mul(w[1], group))  # the weight fixes the input's channels
     if isinstance(w[0], int) and w[0] % group:
         _channel_error(ctx, f"output channels {w[0]} are not divisible by group {group}", xi, wi)
     if bi is None or not ctx.has_input(bi):
@@ -213,8 +216,13 @@ def deform_conv(ctx: InferenceContext) -> None:
 def conv_transpose(ctx: InferenceContext) -> None:
     x, w = _check_rank(ctx, 0, 1)
     group = _group(ctx)
-    if x is not None and w is not None and ctx.dim_eq(x[1], w[0]) is False:
+    same = ctx.dim_eq(x[1], w[0]) if x is not None and w is not None else True
+    if same is False:
+        assert x is not None and w is not None
         _channel_error(ctx, f"input channels {d.to_str(x[1])} != the weight's first dim {d.to_str(w[0])}", 0, 1)
+    if same is None:
+        assert x is not None and w is not None
+        ctx.refiner.unifier.require(x[1], w[0])
     if x is not None and isinstance(x[1], int) and x[1] % group:
         _channel_error(ctx, f"input channels {x[1]} are not divisible by group {group}", 0, 1)
     if x is None:

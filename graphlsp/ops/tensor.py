@@ -977,7 +977,7 @@ def expand(ctx: InferenceContext) -> None:
         ctx.set_output(0, None)
         return
     try:
-        out = sh.broadcast([shape, target])
+        out = sh.broadcast([shape, target], ctx.refiner.unifier)
     except sh.MergeError:
         raise ctx.fail("GL301", f"{ctx.describe_input(0)} does not broadcast to the shape {_dims_str(target)}",
                        input=1) from None  # fmt: skip

@@ -1,0 +1,105 @@
+"""Input sizes judged by execution: a model run in onnxruntime at a size assignment, against `graphlsp check --dim`.
+
+    python -m tests.infer.size_oracle [MODEL.onnx ...]    # default: corpus/sizes/ with its MANIFEST.json
+
+For each assignment of sizes to a model's dim_params: onnxruntime runs it on CPU (inputs of those sizes) and
+either runs or fails at a node it names; graphlsp checks the model with those sizes bound and reports its errors
+by node. They agree when graphlsp reports an error on the node onnxruntime fails at, and none where it runs.
+Without bindings, `shape-condition` (GL320) and `fixed-dynamic-dim` (GL321) are listed per model.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+SIZES = ROOT / "corpus" / "sizes"
+
+
+@dataclass
+class Verdict:
+    model: str
+    sizes: dict[str, int]
+    runtime: str  # "runs", or the name of the node onnxruntime fails at ("?" when it names none)
+    errors: list[str] = field(default_factory=list)  # nodes graphlsp reports an error on
+
+    @property
+    def agrees(self) -> bool:
+        if self.runtime == "runs":
+            return not self.errors
+        return self.runtime in self.errors
+
+
+def _feeds(session: object, sizes: dict[str, int]) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for i in session.get_inputs():  # type: ignore[attr-defined]
+        shape = [sizes[d] if isinstance(d, str) else d for d in i.shape]
+        if "int64" in i.type:
+            feeds[i.name] = rng.integers(0, 4, shape).astype(np.int64)
+        else:
+            feeds[i.name] = rng.standard_normal(shape).astype(np.float32)
+    return feeds
+
+
+def run(path: Path, sizes: dict[str, int]) -> str:
+    """"runs", or the node onnxruntime fails at."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    try:
+        session.run(None, _feeds(session, sizes))
+    except Exception as e:
+        m = re.search(r"node\. Name:'([^']*)'", str(e))
+        return m.group(1) if m else "?"
+    return "runs"
+
+
+def check(path: Path, sizes: dict[str, int] | None) -> list[tuple[str, str, str]]:
+    """graphlsp's (severity, code, node) for the model at those sizes (or with none bound)."""
+    from graphlsp.infer.sizes import InputSizes
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.runner import lint_binary
+
+    settings = Settings(sizes=InputSizes(tuple((sizes or {}).items())))
+    return [(x.severity, x.code, x.node or "") for x in lint_binary(str(path), settings)]
+
+
+def judge(path: Path, sizes: dict[str, int]) -> Verdict:
+    errors = sorted({node for severity, _, node in check(path, sizes) if severity == "error"})
+    return Verdict(path.stem, sizes, run(path, sizes), errors)
+
+
+def manifest(folder: Path = SIZES) -> dict[str, dict]:
+    return json.loads((folder / "MANIFEST.json").read_text())
+
+
+def main(argv: list[str]) -> int:
+    entries = manifest()
+    names = [Path(a).stem for a in argv] or list(entries)
+    bad = 0
+    for name in names:
+        path = SIZES / entries[name]["file"]
+        warnings = [f"{code} {node}" for severity, code, node in check(path, None) if code in ("GL320", "GL321")]
+        print(f"{name}: {'; '.join(warnings) or 'no condition'}")
+        for sizes in entries[name]["assignments"]:
+            v = judge(path, sizes)
+            bad += not v.agrees
+            at = " ".join(f"{k}={x}" for k, x in sizes.items())
+            print(f"  {at:40} onnxruntime: {v.runtime:30} graphlsp errors: {', '.join(v.errors) or '-':30} "
+                  f"{'ok' if v.agrees else 'DISAGREE'}")  # fmt: skip
+    print(f"{bad} disagreement(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
