@@ -353,10 +353,10 @@ def reduced(cond: Condition) -> Condition:
         else:
             left = list(syms)
             kept = []
-            for a in common:
-                if a in left:
-                    left.remove(a)
-                    kept.append(a)
+            for atom in common:
+                if atom in left:
+                    left.remove(atom)
+                    kept.append(atom)
             common = kept
     k = gcd(*(c for _, c in g.poly))
     if not common and k <= 1:
@@ -365,8 +365,8 @@ def reduced(cond: Condition) -> Condition:
     b: dict[tuple[Atom, ...], int] = {}
     for mono, c in g.poly:
         rest = list(mono)
-        for atom in common or ():
-            rest.remove(atom)
+        for sym in common or ():
+            rest.remove(sym)
         (a if c > 0 else b)[tuple(rest)] = abs(c) // k
     side_a, side_b = _poly_dim(a), _poly_dim(b)
     return Condition(side_a, side_b) if side_a is not None and side_b is not None else cond
