@@ -216,15 +216,23 @@ def _crossing(diff: Dim, s: Expr, lo: int, hi: int | None) -> int | None:
     if way == 0 or first is None:
         return -1
     top = hi if hi is not None else BIG
-    def flipped(v: int) -> bool:
+
+    def flipped(v: int) -> bool | None:
         got = _at(diff, s, v)
-        return got is None or (got > 0) != (first > 0)
-    if not flipped(top):
+        return None if got is None else (got > 0) != (first > 0)
+
+    at_top = flipped(top)
+    if at_top is None:
+        return -1  # past int64 somewhere: not shown
+    if not at_top:
         return None if hi is None else hi + 1
     a, b = lo, top  # flipped(b), not flipped(a)
     while b - a > 1:
         m = (a + b) // 2
-        if flipped(m):
+        got = flipped(m)
+        if got is None:
+            return -1
+        if got:
             b = m
         else:
             a = m
@@ -328,7 +336,7 @@ def _positive_from(x: Dim, s: Expr) -> int | None:
         return 1 if x >= 1 else None
     if _direction(x) != 1:
         return 1
-    t = _crossing(d.sub(x, 1), s, 1, None)  # the sign of x - 1 at 1 holds up to t - 1
+    t = _crossing(x, s, 1, None)  # whether x > 0 (x >= 1) at 1 holds up to t - 1
     first = _at(x, s, 1)
     if first is None or t == -1:
         return 1

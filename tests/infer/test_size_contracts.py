@@ -1,0 +1,60 @@
+"""Input sizes judged by onnxruntime: `check --dim` against execution on real torch exports (corpus/sizes), and
+every shape-condition on the other real models shown true by running onnxruntime at the size it names."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+from tests.infer import size_oracle as oracle
+
+pytest.importorskip("onnxruntime")
+
+ENTRIES = oracle.manifest()
+CASES = [(name, sizes) for name, e in ENTRIES.items() for sizes in e["assignments"]]
+REAL = sorted((ROOT / "corpus" / "models").glob("*.onnx")) + sorted((ROOT.parent / "shared" / "realworld").glob("*.onnx"))
+
+
+def test_corpus_has_enough_exports() -> None:
+    assert len(ENTRIES) >= 15
+    assert all(len(e["assignments"]) >= 4 for e in ENTRIES.values())
+
+
+@pytest.mark.parametrize(("name", "sizes"), CASES, ids=[f"{n}-{'-'.join(map(str, s.values()))}" for n, s in CASES])
+def test_check_at_sizes_agrees_with_onnxruntime(name: str, sizes: dict[str, int]) -> None:
+    v = oracle.judge(oracle.SIZES / ENTRIES[name]["file"], sizes)
+    assert v.agrees, f"onnxruntime: {v.runtime}; graphlsp errors on {v.errors}"
+
+
+@pytest.mark.parametrize("name", list(ENTRIES))
+def test_condition_without_sizes_on_the_failing_node(name: str) -> None:
+    """A model that fails at some assignment has GL320 on that node; one that runs at all of them has none."""
+    path = oracle.SIZES / ENTRIES[name]["file"]
+    warned = {node for _, code, node in oracle.check(path, None) if code in ("GL320", "GL321")}
+    failing = {oracle.run(path, s) for s in ENTRIES[name]["assignments"]} - {"runs"}
+    assert failing <= warned
+    if not failing:
+        assert not warned
+
+
+FAILS_AT = re.compile(r"\(it fails at ([^)]*)\)$")
+
+
+@pytest.mark.parametrize("path", REAL, ids=[p.name for p in REAL])
+def test_every_condition_on_real_models_fails_where_it_says(path: Path) -> None:
+    """No shape-condition on a real model unless onnxruntime fails at the size the message names, at that node or
+    at an earlier one that graphlsp also flags (onnxruntime stops at the first)."""
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.runner import lint_binary
+
+    found = [x for x in lint_binary(str(path), Settings()) if x.code == "GL320"]
+    flagged = {x.node for x in found}
+    for x in found:
+        m = FAILS_AT.search(x.message)
+        assert m, x.message
+        at = dict(kv.split("=") for kv in m.group(1).split(", "))
+        sizes = {k: int(v) for k, v in at.items()}
+        assert oracle.run(path, sizes) in flagged, x.message

@@ -1,0 +1,73 @@
+"""Input sizes on the command line and in the config: `--dim`, `--input-shape`, `dims`, `input-shapes`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graphlsp.cli import main
+
+H = '<ir_version: 10, opset_import: ["" : 21]>\n'
+TRACED = H + ("g (float[N, 8] x) => (float[1, 8] y) {\n  shape = Constant <value = int64[2] {1, 8}> ()\n"
+              "  y = Reshape (x, shape)\n}\n")  # fmt: skip
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main([*args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    p = tmp_path / "traced.onnxtxt"
+    p.write_text(TRACED)
+    return p
+
+
+def test_without_sizes_the_condition_is_a_warning(capsys: pytest.CaptureFixture[str], model: Path) -> None:
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", str(model))
+    found = {d["code"]: d for d in json.loads(out)}
+    assert code == 0
+    assert "N must be 1" in found["GL320"]["message"] and found["GL320"]["line"] == 4
+    assert found["GL321"]["line"] == 2 and "fixes it to 1" in found["GL321"]["message"]
+
+
+def test_dim_binds_the_size(capsys: pytest.CaptureFixture[str], model: Path) -> None:
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", "--dim", "N=2", str(model))
+    assert code == 1
+    assert [(d["code"], d["line"]) for d in json.loads(out)] == [("GL304", 4)]
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", "--dim", "N=1", str(model))
+    assert code == 0 and json.loads(out) == []
+
+
+def test_input_shape_binds_the_input(capsys: pytest.CaptureFixture[str], model: Path) -> None:
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", "--input-shape", "x=3x8", str(model))
+    assert code == 1 and [d["code"] for d in json.loads(out)] == ["GL304"]
+    code, out, _ = run(capsys, "shapes", "--format", "json", "--input-shape", "x=1x8", str(model))
+    values = {v["name"]: v["shape"] for v in json.loads(out)["values"]}
+    assert values["x"] == [1, 8] and values["y"] == [1, 8]
+
+
+def test_config_dims(capsys: pytest.CaptureFixture[str], model: Path) -> None:
+    (model.parent / "graphlsp.toml").write_text("dims = { N = 4 }\n")
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", str(model))
+    assert code == 1 and [d["code"] for d in json.loads(out)] == ["GL304"]
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", "--dim", "N=1", str(model))
+    assert code == 0, "the command line wins over the config"
+
+
+@pytest.mark.parametrize("arg", [["--dim", "N"], ["--dim", "N=-1"], ["--dim", "N=x"], ["--input-shape", "x=1xA"],
+                                 ["--dim", "N=99999999999999999999"]])
+def test_bad_sizes_are_usage_errors(capsys: pytest.CaptureFixture[str], model: Path, arg: list[str]) -> None:
+    code, _, err = run(capsys, "check", "--no-cache", *arg, str(model))
+    assert code == 2 and "error:" in err
+
+
+@pytest.mark.parametrize("toml", ['dims = { N = "4" }\n', "dims = [4]\n", 'input-shapes = { x = "1x8" }\n'])
+def test_bad_config_sizes(capsys: pytest.CaptureFixture[str], model: Path, toml: str) -> None:
+    (model.parent / "graphlsp.toml").write_text(toml)
+    code, _, err = run(capsys, "check", "--no-cache", str(model))
+    assert code == 2 and "graphlsp.toml" in err
