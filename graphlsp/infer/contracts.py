@@ -60,6 +60,21 @@ def _solved(cond: Condition, name: str) -> Solution | None:
 
 
 _GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640)
+_SWEEP = tuple(range(1, 257)) + (320, 384, 448, 512, 640, 768, 1024)  # one symbol: every size up to 256, then some
+
+
+def _at(x: d.Dim, sizes: dict[str, int]) -> d.Dim:
+    for name, v in sizes.items():
+        x = d.replace(x, d.symbol(name), v)
+    return x
+
+
+def _holds(cond: Condition, sizes: dict[str, int]) -> bool | None:
+    """The condition at those sizes: None where a side is unknown or below 1 (degenerate), else whether it holds."""
+    a, b = _at(cond.a, sizes), _at(cond.b, sizes)
+    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
+        return None
+    return a == b or (cond.broadcast and 1 in (a, b))
 
 
 @lru_cache(maxsize=4096)
@@ -100,9 +115,44 @@ def contracts(refiner: ShapeRefiner) -> dict[str, DimContract]:
     return out
 
 
-def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
-    """GL320 on each node whose rule holds only at some sizes of one input dim; GL321 on inputs it pins."""
+def declaration_findings(refiner: ShapeRefiner) -> list[Finding]:
+    """GL315 on a declared dim (value info, graph output) that is another expression of the input dims than the one
+    inference finds and differs from it at sizes where every node's own conditions hold (shown by those sizes). A
+    warning: runtimes check declared dims only where they are numbers, so the model still runs."""
+    symbols = input_symbols(refiner.model)
+    requirements = [c for conds in refiner.conditions.values() for c in map(reduced, conds)]
     out: list[Finding] = []
+    for value, (info, pairs) in refiner.declared_conditions.items():
+        for i, ours, theirs in pairs:
+            cond = Condition(ours, theirs)
+            names = tuple(sorted(cond.symbols()))
+            if not names or not set(names) <= symbols.keys() or len(names) > 3:
+                continue
+            related = [c for c in requirements if c.symbols() and c.symbols() <= set(names)]
+            grid = [(v,) for v in _SWEEP] if len(names) == 1 else product(_GRID, repeat=len(names))
+            for values in grid:
+                sizes = dict(zip(names, values, strict=True))
+                if _holds(cond, sizes) is False and all(_holds(c, sizes) is not False for c in related):
+                    break
+            else:
+                continue
+            at = ", ".join(f"{n}={v}" for n, v in sizes.items())
+            producer = value.producer
+            op = producer.qualified_op if producer is not None else "inference"
+            span = info.origin.span()
+            start, end = span if span is not None else (-1, -1)
+            out.append(Finding(
+                "GL315", f"'{value.name}' is declared with dim {i} = {d.to_str(theirs)}, but {op} gives "
+                f"{d.to_str(ours)}: at {at} that is {_at(theirs, sizes)}, not {_at(ours, sizes)}", start, end,
+                "warning", node=producer, detail=f"output {value.name}"))  # fmt: skip
+            break
+    return out
+
+
+def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
+    """GL320 on each node whose rule holds only at some sizes of one input dim; GL321 on inputs it pins; GL315 on
+    symbolic declarations that contradict inference."""
+    out: list[Finding] = declaration_findings(refiner)
     pinned: set[tuple[str, int]] = set()
     for contract in contracts(refiner).values():
         for node, cond, sol in contract.requirements:

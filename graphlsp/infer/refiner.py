@@ -103,6 +103,8 @@ class ShapeRefiner:
         self._order: dict[Graph, dict[Node, int]] = {}
         # relations on input dims each node's rule assumed without proof (a call's include its body's)
         self.conditions: dict[Node, list[Condition]] = {}
+        # declared dims (value infos, graph outputs) that inference finds as other expressions: (dim, ours, theirs)
+        self.declared_conditions: dict[Value, tuple[ValueInfo, list[tuple[int, d.Dim, d.Dim]]]] = {}
 
     # ---- public
     def run(self) -> RefineReport:
@@ -338,8 +340,12 @@ class ShapeRefiner:
         do not always compute (optimum's merged decoders declare [batch_size, ...] for the If branch that returns
         [0, ...]; onnx's Expand tests declare [1, 3, 1] for a shape given at run time)."""
         declared, info = self.declared[value]
+        self.declared_conditions.pop(value, None)
         try:
             got.type = _claimed(got.type, declared)
+            pairs = _symbolic_pairs(got.type, declared)
+            if pairs and value.graph is self.model.graph:
+                self.declared_conditions[value] = (info, pairs)
         except (sh.MergeError, TypeError) as e:
             op = ctx.node.op_type
             where = info.origin.span()
@@ -622,6 +628,17 @@ def _with_shape(ty: ValueType, shape: tuple[int, ...]) -> ValueType:
     if isinstance(ty, TensorType) or ty is None:
         return TensorType(ty.elem if ty is not None else None, shape, ty.sparse if ty is not None else False)
     return ty
+
+
+def _symbolic_pairs(got: ValueType, declared: ValueType) -> list[tuple[int, d.Dim, d.Dim]]:
+    """The dims where a declared tensor shape and the inferred one are different expressions, neither a plain size
+    (their equality is then a condition on the input dims: see infer/contracts.py)."""
+    if not isinstance(got, TensorType) or not isinstance(declared, TensorType):
+        return []
+    if got.shape is None or declared.shape is None or len(got.shape) != len(declared.shape):
+        return []
+    return [(i, x, y) for i, (x, y) in enumerate(zip(got.shape, declared.shape, strict=True))
+            if isinstance(x, d.Expr) and isinstance(y, d.Expr) and d.equal(x, y) is None]  # fmt: skip
 
 
 def _merge_types(a: ValueType, b: ValueType, unifier: sh.Unifier) -> ValueType:

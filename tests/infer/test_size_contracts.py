@@ -58,3 +58,36 @@ def test_every_condition_on_real_models_fails_where_it_says(path: Path) -> None:
         at = dict(kv.split("=") for kv in m.group(1).split(", "))
         sizes = {k: int(v) for k, v in at.items()}
         assert oracle.run(path, sizes) in flagged, x.message
+
+
+def test_symbolic_declaration_that_contradicts_inference(tmp_path: Path) -> None:
+    """The detector's output declared [batch, 6, height, width], as a converter may write it: its height is
+    2*floor((height + 31)/32). They differ at the first height where the model runs at all (its Concat holds at
+    height % 32 in {0, 17..31}): 17."""
+    import onnx
+
+    model = onnx.load(str(oracle.SIZES / "tiny_yolo.onnx"))
+    dims = model.graph.output[0].type.tensor_type.shape.dim
+    for dim, name in zip(dims, ["batch", None, "height", "width"], strict=True):
+        if name:
+            dim.dim_param = name
+    path = tmp_path / "declared.onnx"
+    onnx.save(model, str(path))
+    found = [x for x in oracle.check(path, None) if x[1] == "GL315"]
+    assert found == [("warning", "GL315", "/head/Conv")]
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.runner import lint_binary
+
+    (message,) = [x.message for x in lint_binary(str(path), Settings()) if x.code == "GL315"]
+    assert "dim 2 = height" in message and "at height=17 that is 17, not 2" in message
+    sess = onnxruntime_shape(path, {"batch": 1, "height": 64, "width": 64})
+    assert sess[2] == 4 != 64  # onnxruntime computes what inference says, not the declaration
+
+
+def onnxruntime_shape(path: Path, sizes: dict[str, int]) -> list[int]:
+    import numpy as np
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    x = np.zeros([sizes.get(d, d) if isinstance(d, str) else d for d in session.get_inputs()[0].shape], np.float32)
+    return list(session.run(None, {session.get_inputs()[0].name: x})[0].shape)
