@@ -337,6 +337,15 @@ def _set_value(ctx: InferenceContext, i: int, sv: Sequence[Dim] | None = None, c
             x.sv = tuple(int(v) for v in const.reshape(-1))
 
 
+def _move_values(ctx: InferenceContext, sv: Sequence[Dim], shape: Sequence[Dim], move: Callable[[Any], Any]) -> None:
+    """The output's shape value when the op only moves the input's elements (Transpose, a Slice of a 2-D value):
+    `move` applied to the input's element indices tells which element goes where."""
+    if not all(isinstance(x, int) for x in shape) or math.prod(shape) != len(sv):  # type: ignore[arg-type]
+        return
+    idx = move(np.arange(len(sv)).reshape(tuple(shape)))  # type: ignore[arg-type]
+    _set_value(ctx, 0, sv=tuple(sv[int(i)] for i in np.asarray(idx).reshape(-1)))
+
+
 def _pass_sv(ctx: InferenceContext, src: int = 0, dst: int = 0) -> None:
     """The output holds the input's elements in the same order (Reshape, Squeeze, Unsqueeze, Flatten)."""
     x = ctx.inputs[src] if src < len(ctx.inputs) else None
@@ -377,7 +386,10 @@ def _cast_values(ctx: InferenceContext, to: int | None) -> None:
     if dtype is not None and _fold(ctx, lambda x: x.astype(dtype), [0]):
         return
     sv = ctx.input_shape_value(0)
-    if sv is not None and ctx.input_elem(0) in INT_ELEMS and to in (TensorProto.INT64, TensorProto.INT32):
+    # dims are whole numbers (below 2**24, where float32 holds them exactly): a dim cast to a float and back
+    # keeps its value, so Range(0.0, Cast(Shape(x)[i], float), 1.0) has the dim's length (YOLO's anchor grid)
+    whole = (TensorProto.INT64, TensorProto.INT32, TensorProto.FLOAT, TensorProto.DOUBLE)
+    if sv is not None and ctx.input_elem(0) in INT_ELEMS | set(whole) and to in whole:
         _set_value(ctx, 0, sv=sv)
 
 
@@ -604,6 +616,9 @@ def transpose(ctx: InferenceContext) -> None:
     if len(set(perm)) != rank:
         raise ctx.fail("GL307", f"perm {perm} repeats an axis", attr="perm")
     ctx.set_output(0, tuple(shape[p] for p in perm))
+    sv = ctx.input_shape_value(0)
+    if sv is not None:
+        _move_values(ctx, sv, shape, lambda idx: np.transpose(idx, perm))
     _fold(ctx, lambda x: np.transpose(x, perm), [0])
 
 
@@ -867,7 +882,19 @@ def _slice_values(
     ends: list[Dim] | None, steps: list[int] | None,
 ) -> None:  # fmt: skip
     sv = ctx.input_shape_value(0)
-    if sv is None or len(shape) != 1 or where != [0] or starts is None or ends is None or steps is None:
+    if sv is None or starts is None or ends is None or steps is None:
+        return
+    if len(shape) != 1 or where != [0]:  # a 2-D shape value ([4, 2] pads, as torch's F.pad computes them)
+        bounds = [(s, e) for s, e in zip(starts, ends, strict=True)]
+        if not all(isinstance(x, int) for se in bounds for x in se) or not all(steps):
+            return
+        cuts: list[slice] = [slice(None)] * len(shape)
+        for a, (s, e), st in zip(where, bounds, steps, strict=True):
+            if not isinstance(shape[a], int):
+                return
+            lo, hi = _slice_int(shape[a], s, e, st)  # type: ignore[arg-type]
+            cuts[a] = slice(lo, hi if hi >= 0 else None, st)
+        _move_values(ctx, sv, shape, lambda idx: idx[tuple(cuts)])
         return
     s, e, st = starts[0], ends[0], steps[0]
     if not isinstance(s, int) or not isinstance(e, int) or not st:
@@ -1248,6 +1275,9 @@ def col2im(ctx: InferenceContext) -> None:
 
 # ---------------------------------------------------------------- generators
 def _range_len(start: Any, limit: Any, delta: Any) -> Dim:
+    # whole floats (0.0, 1.0) around a symbolic limit count as ints: Range(0.0, float(W), 1.0) has W elements
+    if isinstance(limit, Expr) or isinstance(start, Expr):
+        start, delta = (int(v) if isinstance(v, float) and v.is_integer() else v for v in (start, delta))
     if all(isinstance(v, int) for v in (start, limit, delta)):
         return max(0, -((start - limit) // delta))
     if all(isinstance(v, (int, float)) for v in (start, limit, delta)):

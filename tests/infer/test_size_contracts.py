@@ -91,3 +91,95 @@ def onnxruntime_shape(path: Path, sizes: dict[str, int]) -> list[int]:
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     x = np.zeros([sizes.get(d, d) if isinstance(d, str) else d for d in session.get_inputs()[0].shape], np.float32)
     return list(session.run(None, {session.get_inputs()[0].name: x})[0].shape)
+
+
+def _inferred(path: Path, sizes: dict[str, int]) -> dict[str, list[int | None]]:
+    """Every value's shape inferred with symbolic dims (no sizes bound), evaluated at the sizes (None where
+    unknown)."""
+    from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.read import read_model
+    from graphlsp.infer import dims as d
+    from graphlsp.infer.types import TensorType
+
+    model, found = read_model(path)
+    a = ModelAnalysis(model, found)
+    out: dict[str, list[int | None]] = {}
+    for value, x in a.refiner.values.items():
+        if isinstance(x.type, TensorType) and x.type.shape is not None:
+            dims = []
+            for v in x.type.shape:
+                for name, size in sizes.items():
+                    v = d.replace(v, d.symbol(name), size)
+                dims.append(v if isinstance(v, int) else None)
+            out[value.name] = dims
+    return out
+
+
+def _runtime(path: Path, sizes: dict[str, int]) -> dict[str, list[int]]:
+    """Every node output's shape as onnxruntime computes it at the sizes."""
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(str(path))
+    del model.graph.value_info[:]
+    known = {o.name for o in model.graph.output}
+    for node in model.graph.node:
+        for name in node.output:
+            if name and name not in known:
+                model.graph.output.append(onnx.ValueInfoProto(name=name))
+                known.add(name)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    feeds = oracle._feeds(session, sizes)
+    names = [o.name for o in session.get_outputs()]
+    return {n: list(v.shape) for n, v in zip(names, session.run(None, feeds), strict=True)}
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("window_pad", "/Pad_output_0"),  # F.pad with pads computed as [4, 2] -> Slice step -1 -> Transpose -> Reshape
+    ("window_pad", "y"),
+])
+def test_computed_pads_keep_every_dim(name: str, value: str) -> None:
+    path = oracle.SIZES / ENTRIES[name]["file"]
+    for sizes in ENTRIES[name]["assignments"]:
+        assert _inferred(path, sizes)[value] == _runtime(path, sizes)[value], sizes
+
+
+def test_range_over_a_dim_cast_to_float(tmp_path: Path) -> None:
+    """YOLO's anchor grid: Range(0.0, Cast(Shape(x)[3], float), 1.0) has the width's length."""
+    import onnx.parser
+
+    text = ('<ir_version: 9, opset_import: ["" : 17]>\ng (float[1, 3, height, width] x) => (float[N] y) {\n'
+            "  s = Shape <start = 3> (x)\n  w = Squeeze (s)\n  wf = Cast <to = 1> (w)\n"
+            "  zero = Constant <value = float {0.0}> ()\n  one = Constant <value = float {1.0}> ()\n"
+            "  r = Range (zero, wf, one)\n  half = Constant <value = float {0.5}> ()\n  y = Add (r, half)\n}\n")
+    path = tmp_path / "grid.onnx"
+    onnx.save(onnx.parser.parse_model(text), str(path))
+    for sizes in ({"height": 4, "width": 5}, {"height": 2, "width": 17}):
+        assert _inferred(path, sizes)["y"] == _runtime(path, sizes)["y"] == [sizes["width"]]
+    from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.read import read_model
+
+    model, found = read_model(path)
+    a = ModelAnalysis(model, found)
+    (y,) = [x for v, x in a.refiner.values.items() if v.name == "y"]
+    assert str(y.type.shape[0]) == "width"
+
+
+def test_dynamic_quantize_lstm_has_shapes(tmp_path: Path) -> None:
+    """onnxruntime's dynamic quantizer turns the LSTM of a torch export into com.microsoft.DynamicQuantizeLSTM
+    (weights transposed: [num_directions, input_size, 4 * hidden_size]); its outputs are inferred, not declared."""
+    import onnx
+    from onnxruntime.quantization import quantize_dynamic
+
+    quantized = tmp_path / "q.onnx"
+    quantize_dynamic(str(oracle.SIZES / ENTRIES["tiny_lstm"]["file"]), str(quantized))
+    model = onnx.load(str(quantized))
+    assert any(n.op_type == "DynamicQuantizeLSTM" for n in model.graph.node)
+    del model.graph.value_info[:]  # the quantizer's declarations would stand in for inference
+    bare = tmp_path / "bare.onnx"
+    onnx.save(model, str(bare))
+    assert not [x for x in oracle.check(bare, None) if x[1] == "GL316"]
+    for sizes in ENTRIES["tiny_lstm"]["assignments"]:
+        ours, theirs = _inferred(bare, sizes), _runtime(bare, sizes)
+        lstm = [o for n in model.graph.node if n.op_type == "DynamicQuantizeLSTM" for o in n.output]
+        assert [ours[o] for o in lstm] == [theirs[o] for o in lstm], sizes
