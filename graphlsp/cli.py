@@ -258,6 +258,7 @@ def _shapes(args: argparse.Namespace) -> int:
     import json
 
     from graphlsp.analysis import Analysis, ModelAnalysis
+    from graphlsp.infer.contracts import input_requirements
     from graphlsp.infer.report import value_shapes
     from graphlsp.infer.types import type_str
     from graphlsp.lint.config import ConfigError, load_settings
@@ -282,6 +283,7 @@ def _shapes(args: argparse.Namespace) -> int:
             return EXIT_ERRORS
         binary = ModelAnalysis(model, [], sizes=sizes)
         shapes = value_shapes(model, binary.refiner)
+        requirements = input_requirements(binary.refiner)
         failed = False
     else:
         try:
@@ -291,14 +293,22 @@ def _shapes(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         a = Analysis(source.text, sizes=sizes)
         shapes = value_shapes(a.model, a.refiner, a.doc.lines.position)
+        requirements = input_requirements(a.refiner)
         failed = any(p.code.startswith("GL1") for p in a.doc.problems)
+    contracts = [{"input": r.input, "dim": r.dim, "symbol": r.symbol, "requires": r.requirement,
+                  "node": r.node.name, "op": r.node.qualified_op} for r in requirements]  # fmt: skip
     if args.format == "json":
-        print(json.dumps({"values": [v.to_json() for v in shapes]}, indent=2))
+        print(json.dumps({"values": [v.to_json() for v in shapes], "contracts": contracts}, indent=2))
     else:
         width = max((len(v.name) for v in shapes), default=0)
         for v in shapes:
             where = f"{v.line}:{v.col}" if v.line is not None else (v.node or "input")
             print(f"{where}\t{v.name.ljust(width)}  {type_str(v.type)}")
+        if contracts:
+            print("\nsizes the graph takes:")
+        for c in contracts:
+            at = f" '{c['node']}'" if c["node"] else ""
+            print(f"  {c['input']} dim {c['dim']} ({c['symbol']}): {c['requires']} ({c['op']}{at})")
     return EXIT_ERRORS if failed else EXIT_CLEAN
 
 

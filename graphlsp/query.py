@@ -12,6 +12,7 @@ import numpy as np
 
 from graphlsp.analysis import Analysis
 from graphlsp.graph.core import Graph, Node, Value
+from graphlsp.infer.contracts import input_requirements
 from graphlsp.infer.types import ELEM_BY_NAME, type_str
 from graphlsp.oplib.model import OpDecl
 from graphlsp.ops.signature import signature
@@ -155,6 +156,8 @@ def _value_hover(a: Analysis, value: Value) -> str:
         lines.append(f"produced by `{value.producer.op_type}` ({_line(a, value.producer.op_span)})")
     elif value.kind in ("input", "initializer"):
         lines.append(f"graph {'initializer' if value.is_initializer else 'input'} ({_line(a, value.span)})")
+        if value.kind == "input" and value.graph is a.model.graph:
+            lines += _contract_lines(a, value)
     consumers = [n for n, _ in value.consumers]
     if consumers:
         shown = ", ".join(f"`{n.op_type}` ({_line(a, n.op_span)})" for n in consumers[:6])
@@ -167,6 +170,25 @@ def _value_hover(a: Analysis, value: Value) -> str:
     elif x is not None and x.sv is not None:
         lines.append(f"value: `[{', '.join('?' if v is None else str(v) for v in x.sv)}]`")
     return "\n\n".join(line for line in lines if line != "") if len(lines) > 2 else lines[0]
+
+
+def _contract_lines(a: Analysis, value: Value) -> list[str]:
+    """What the graph requires of the input's dims: `dim 2 (height): height % 32 must be 0 or 17-31 (Concat, line
+    40)`; a dim no node constrains is `any`."""
+    dims = value.type.dims if value.type is not None else None
+    if not dims:
+        return []
+    found = [r for r in input_requirements(a.refiner) if r.input == value.name]
+    out = []
+    for i, dm in enumerate(dims):
+        if not isinstance(dm, str):
+            continue
+        mine = [r for r in found if r.dim == i]
+        if not mine:
+            out.append(f"- dim {i} (`{dm}`): any size")
+        for r in mine:
+            out.append(f"- dim {i} (`{dm}`): {r.requirement} (`{r.node.op_type}`, {_line(a, r.node.op_span)})")
+    return ["sizes the graph takes:\n" + "\n".join(out)] if any("any size" not in x for x in out) else []
 
 
 def _op_hover(node: Node) -> str:

@@ -189,3 +189,35 @@ def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
                         f"to {v}: {cond.equation()}", vs, ve, "warning", detail=f"input {value.name}",
                         value=value.name))  # fmt: skip
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class DimRequirement:
+    """One dim of a graph input and what one node requires of it."""
+
+    input: str
+    dim: int
+    symbol: str
+    requirement: str  # `height % 32 must be 0 or 17-31`, or an equation over several dims
+    node: Node
+
+
+def input_requirements(refiner: ShapeRefiner) -> list[DimRequirement]:
+    """What the nodes require of each graph input dim (for hovers and `graphlsp shapes`), in input order."""
+    out: list[DimRequirement] = []
+    for contract in contracts(refiner).values():
+        for node, cond, sol in contract.requirements:
+            names = sorted(cond.symbols())
+            if sol is not None:
+                text = sol.describe(contract.symbol)
+            elif len(names) > 1 and witness(cond, tuple(names)) is not None:
+                text = cond.equation()
+            else:
+                continue
+            for value, i in contract.places:
+                dm = value.type.dims[i] if value.type is not None and value.type.dims is not None else None
+                if isinstance(dm, str):
+                    out.append(DimRequirement(value.name, i, dm, text, node))
+    order = {v.name: k for k, v in enumerate(refiner.model.graph.inputs)} if refiner.model.graph else {}
+    out.sort(key=lambda r: (order.get(r.input, 0), r.dim))
+    return out

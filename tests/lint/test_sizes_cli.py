@@ -71,3 +71,22 @@ def test_bad_config_sizes(capsys: pytest.CaptureFixture[str], model: Path, toml:
     (model.parent / "graphlsp.toml").write_text(toml)
     code, _, err = run(capsys, "check", "--no-cache", str(model))
     assert code == 2 and "graphlsp.toml" in err
+
+
+def test_hover_on_the_input_shows_its_contract() -> None:
+    from graphlsp.analysis import Analysis
+    from graphlsp.query import hover
+
+    a = Analysis(TRACED)
+    got = hover(a, TRACED.index("x) =>"))
+    assert got is not None
+    assert "dim 0 (`N`): N must be 1 (`Reshape`, line 4)" in got[0]
+    assert "dim 1" not in got[0]  # a fixed dim has no contract
+
+
+def test_shapes_prints_the_contracts(capsys: pytest.CaptureFixture[str], model: Path) -> None:
+    code, out, _ = run(capsys, "shapes", str(model))
+    assert code == 0 and "x dim 0 (N): N must be 1 (Reshape)" in out
+    code, out, _ = run(capsys, "shapes", "--format", "json", str(model))
+    (c,) = json.loads(out)["contracts"]
+    assert (c["input"], c["dim"], c["symbol"], c["requires"], c["op"]) == ("x", 0, "N", "N must be 1", "Reshape")
