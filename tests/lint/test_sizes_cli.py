@@ -90,3 +90,34 @@ def test_shapes_prints_the_contracts(capsys: pytest.CaptureFixture[str], model: 
     code, out, _ = run(capsys, "shapes", "--format", "json", str(model))
     (c,) = json.loads(out)["contracts"]
     assert (c["input"], c["dim"], c["symbol"], c["requires"], c["op"]) == ("x", 0, "N", "N must be 1", "Reshape")
+
+
+def test_editor_settings_take_sizes() -> None:
+    from graphlsp.lint.config import Settings, from_editor
+
+    s = from_editor(Settings(), {"dims": {"N": 2}, "inputShapes": {"x": [2, 8]}})
+    assert s.sizes.dim_map() == {"N": 2} and s.sizes.shape_map() == {"x": (2, 8)}
+    with pytest.raises(ValueError):
+        from_editor(Settings(), {"dims": {"N": "two"}})
+
+
+IF_BODY = H + ("g (float[N, 8] x, bool c) => (float[1, 8] y) {\n"
+               "  y = If (c) <then_branch = t () => (float[1, 8] a) {\n"
+               "      shape = Constant <value = int64[2] {1, 8}> ()\n      a = Reshape (x, shape)\n"
+               "    }, else_branch = e () => (float[N, 8] b) {\n      b = Identity (x)\n    }>\n}\n")  # fmt: skip
+CALL = ('<ir_version: 10, opset_import: ["" : 21, "local" : 1]>\n'
+        "g (float[N, 8] x) => (float[1, 8] y) {\n  y = local.Flat (x)\n}\n"
+        '<domain: "local", opset_import: ["" : 21]>\nFlat (a) => (b) {\n'
+        "  shape = Constant <value = int64[2] {1, 8}> ()\n  b = Reshape (a, shape)\n}\n")  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "line"), [(IF_BODY, 5), (CALL, 3)], ids=["if-branch", "function-call"])
+def test_conditions_inside_bodies_and_calls(capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str,
+                                            line: int) -> None:  # fmt: skip
+    p = tmp_path / "m.onnxtxt"
+    p.write_text(text)
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", str(p))
+    found = {d["code"]: d for d in json.loads(out)}
+    assert found["GL320"]["line"] == line and "N must be 1" in found["GL320"]["message"]
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", "--dim", "N=3", str(p))
+    assert code == 1 and [d["line"] for d in json.loads(out) if d["severity"] == "error"] == [line]
