@@ -82,7 +82,7 @@ def test_a_file_that_cannot_be_checked_is_never_reported_as_passing(
 def test_text_output_has_source_line_caret_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = write(tmp_path, "m.onnxtxt", H + "g (float[N] x) => (float[N] y) {\n  y = Relu (zz)\n}\n")
     code, out, _ = run(capsys, "check", "--no-cache", str(p))
-    assert f"{p}:3:13: GL201 " in out
+    assert f"{p}:3:13: error: GL201 " in out
     assert "3 |   y = Relu (zz)" in out
     assert "  | " + " " * 12 + "^^\n" in out
     assert out.rstrip().endswith("Found 1 error in 1 file.")
@@ -199,7 +199,7 @@ def test_binary_models_are_linted_by_node(tmp_path: Path, capsys: pytest.Capture
     model = onnx.parser.parse_model(H + "g (float[N] x) => (float[N] y) {\n  y = Relu (z)\n}\n")
     onnx.save(model, tmp_path / "m.onnx")
     code, out, _ = run(capsys, "check", "--no-cache", str(tmp_path / "m.onnx"))
-    assert f"{tmp_path / 'm.onnx'}: node 0 (Relu): GL201 " in out and code == 1
+    assert f"{tmp_path / 'm.onnx'}: node 0 (Relu): error: GL201 " in out and code == 1
     assert "graphlsp convert" not in out  # binaries are read from protobuf, not linted through a printout
 
 
@@ -265,5 +265,5 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
     )  # fmt: skip
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
-    assert "bad.onnxtxt:3:13: GL201" in output
+    assert "bad.onnxtxt:3:13: error: GL201" in output
     assert "good.onnxtxt" not in output.split("graphlsp check")[-1].replace("Passed", "")
