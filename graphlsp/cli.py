@@ -97,16 +97,18 @@ def _check(args: argparse.Namespace) -> int:
             changed += 1
             if args.diff:
                 print(f"{r.path}: --fix would remove {r.fixes} unused initializer{'s' if r.fixes != 1 else ''}")
+            elif not _replace(r.path, r.fixed_bytes):
+                status = EXIT_USAGE
             else:
-                _replace(r.path, r.fixed_bytes)
                 print(f"{r.path}: fixed {r.fixes} issue{'s' if r.fixes != 1 else ''}", file=sys.stderr)
         if r.fixed_text is not None:
             changed += 1
             if args.diff:
                 before, after = r.text.splitlines(keepends=True), r.fixed_text.splitlines(keepends=True)
                 sys.stdout.writelines(difflib.unified_diff(before, after, r.path, r.path))
+            elif not _replace(r.path, r.fixed_text.encode("utf-8")):
+                status = EXIT_USAGE
             else:
-                _replace(r.path, r.fixed_text.encode("utf-8"))
                 print(f"{r.path}: fixed {r.fixes} issue{'s' if r.fixes != 1 else ''}", file=sys.stderr)
     if args.diff:
         return EXIT_USAGE if status == EXIT_USAGE else (EXIT_ERRORS if changed else EXIT_CLEAN)
@@ -169,27 +171,34 @@ def _without_hints(
     return kept, len(diagnostics) - len(kept)
 
 
-def _replace(path: str, data: bytes) -> None:
+def _replace(path: str, data: bytes) -> bool:
     """Write a file atomically: a temporary file in the same folder, then renamed over it (an interrupted
-    `--fix` leaves the old file or the new one, never half of one). The file keeps its permission bits."""
+    `--fix` leaves the old file or the new one, never half of one). The file keeps its permission bits.
+    False (and the error said) when it cannot be written."""
     import contextlib
     import stat
     import tempfile
 
     folder = os.path.dirname(os.path.abspath(path))
-    mode = stat.S_IMODE(os.stat(path).st_mode)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    tmp = ""
     try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    except BaseException as e:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if not isinstance(e, OSError):
+            raise
+        print(f"graphlsp: error: {path}: cannot write the fixed model: {e.strerror or e}", file=sys.stderr)
+        return False
+    return True
 
 
 def _rules(args: argparse.Namespace) -> int:
