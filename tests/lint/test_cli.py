@@ -18,7 +18,7 @@ from graphlsp.lint.config import load_settings
 from graphlsp.lint.docs import DOCS
 from graphlsp.lint.rules import RULES
 from graphlsp.lint.runner import check_files
-from tests.conftest import EXAMPLES, SHARED_BENCH
+from tests.conftest import EXAMPLES, missing, shared
 
 H = '<ir_version: 10, opset_import: ["" : 21]>\n'
 CLEAN = H + "g (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n"
@@ -101,9 +101,7 @@ def test_json_round_trips(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 def test_sarif_validates_against_the_official_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    schema_path = SHARED_BENCH.parent / "schemas" / "sarif-schema-2.1.0.json"
-    if not schema_path.exists():
-        pytest.skip(f"no SARIF schema at {schema_path}")
+    schema_path = shared("schemas", "sarif-schema-2.1.0.json")
     shutil.copy(EXAMPLES / "broken.onnxtxt", tmp_path)
     _, out, _ = run(capsys, "check", "--no-cache", "--format", "sarif", str(tmp_path / "broken.onnxtxt"))
     log = json.loads(out)
@@ -237,9 +235,7 @@ def test_broken_example_every_planted_error_found_at_its_line() -> None:
 
 @pytest.mark.parametrize("name", ["gpt_L24.onnxtxt", "gpt_L96.onnxtxt"])
 def test_shared_bench_models_have_no_errors(name: str) -> None:
-    path = SHARED_BENCH / name
-    if not path.exists():
-        pytest.skip(f"{path} is not here")
+    path = shared("bench", name)
     [result] = check_files([str(path)], load_settings(path), jobs=1, cache=False)
     assert [d for d in result.diagnostics if d.severity == "error"] == []
 
@@ -247,7 +243,7 @@ def test_shared_bench_models_have_no_errors(name: str) -> None:
 def test_pre_commit_try_repo(tmp_path: Path) -> None:
     """The hooks work through pre-commit itself, on a temporary git repository."""
     if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+        missing("git is not installed (pre-commit runs the hooks from a git repository)")
     pytest.importorskip("pre_commit")
     repo = Path(__file__).resolve().parents[2]
     work = tmp_path / "work"
