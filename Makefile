@@ -1,21 +1,29 @@
 # graphlsp: `make run` checks the bundled examples, `make test` runs the whole test suite, `make bench` the benchmarks,
 # `make fuzz` the fuzzer for GRAPHLSP_FUZZ_SECONDS (default 1800; `make test` runs it on a short budget).
-# Both set up .venv on first use from nothing but python3.
+# Both set up .venv on first use from nothing but python3: `make run` installs graphlsp and its run-time
+# dependencies only; `make test` (and lint, bench, fuzz) adds the test toolchain (the `test` extra).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+RUN_STAMP := $(VENV)/.installed-run
 STAMP := $(VENV)/.installed
 
 .PHONY: run test lint bench fuzz clean
 
-$(STAMP): pyproject.toml
+$(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(VENV)/bin/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): pyproject.toml | $(VENV)/bin/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(RUN_STAMP) $(STAMP)
 
 # Exit status 1 means "diagnostics found" (examples/broken.onnxtxt has planted mistakes); 2 is a real failure.
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/graphlsp check examples/; status=$$?; [ $$status -le 1 ]
 
 lint: $(STAMP)

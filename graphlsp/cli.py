@@ -12,6 +12,8 @@ from graphlsp import __version__
 
 if TYPE_CHECKING:
     from graphlsp.infer.sizes import InputSizes
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.diagnostics import Diagnostic
 
 EXIT_CLEAN, EXIT_ERRORS, EXIT_USAGE = 0, 1, 2
 
@@ -58,16 +60,22 @@ def _check(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if args.select:
-        settings.select = args.select.split(",")
-    if args.ignore:
-        settings.ignore += args.ignore.split(",")
+    from graphlsp.lint.config import check_rules
+
     try:
+        if args.select:
+            settings.select = [c for c in args.select.split(",") if c]
+            check_rules(settings.select, "--select")
+        if args.ignore:
+            ignore = [c for c in args.ignore.split(",") if c]
+            check_rules(ignore, "--ignore")
+            settings.ignore += ignore
         settings.sizes = settings.sizes.merged(_sizes(args))
-    except ValueError as e:
+    except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     status = EXIT_CLEAN
+    missing: list[str] = []
     fix = args.fix or args.diff
     data = b""
     if stdin:  # one model, never cached; with --fix its fixed text goes to stdout and the report to stderr
@@ -106,21 +114,22 @@ def _check(args: argparse.Namespace) -> int:
             changed += 1
             if args.diff:
                 print(f"{r.path}: --fix would remove {r.fixes} unused initializer{'s' if r.fixes != 1 else ''}")
+            elif not _replace(r.path, r.fixed_bytes):
+                status = EXIT_USAGE
             else:
-                with open(r.path, "wb") as fb:
-                    fb.write(r.fixed_bytes)
                 print(f"{r.path}: fixed {r.fixes} issue{'s' if r.fixes != 1 else ''}", file=sys.stderr)
         if r.fixed_text is not None:
             changed += 1
             if args.diff:
                 before, after = r.text.splitlines(keepends=True), r.fixed_text.splitlines(keepends=True)
                 sys.stdout.writelines(difflib.unified_diff(before, after, r.path, r.path))
+            elif not _replace(r.path, r.fixed_text.encode("utf-8")):
+                status = EXIT_USAGE
             else:
-                with open(r.path, "w", encoding="utf-8") as f:
-                    f.write(r.fixed_text)
                 print(f"{r.path}: fixed {r.fixes} issue{'s' if r.fixes != 1 else ''}", file=sys.stderr)
     if args.diff:
         return EXIT_USAGE if status == EXIT_USAGE else (EXIT_ERRORS if changed else EXIT_CLEAN)
+    diagnostics, hidden_hints = _without_hints(diagnostics, settings, args)
     fmt = args.format
     if fmt == "json":
         report.write(format_json(diagnostics))
@@ -139,8 +148,16 @@ def _check(args: argparse.Namespace) -> int:
             checked = f"; found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} in the others"
             print(f"{failed} of {len(files)} file{'s' if len(files) != 1 else ''} could not be checked{checked}.",
                   file=report)  # fmt: skip
+        elif missing and not files:
+            pass  # nothing was checked: the error above is the whole story
+        elif missing:
+            print(summary(diagnostics, len(files)).replace("All checks passed", "No problems found")
+                  + f" {len(missing)} path{'s' if len(missing) != 1 else ''} not found.", file=report)  # fmt: skip
         else:
             print(summary(diagnostics, len(files)), file=report)
+        if hidden_hints:
+            print(f"{hidden_hints} hint{'s' if hidden_hints != 1 else ''} not shown: `--show-hints` shows "
+                  f"{'them' if hidden_hints != 1 else 'it'}.", file=report)  # fmt: skip
         hidden = sum(r.hidden_fixes for r in results)
         if hidden:
             print(f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option.",
@@ -149,6 +166,56 @@ def _check(args: argparse.Namespace) -> int:
         return status
     failing = {"error", "warning"} if args.strict else {"error"}
     return EXIT_ERRORS if any(d.severity in failing for d in diagnostics) else EXIT_CLEAN
+
+
+def _without_hints(
+    diagnostics: list[Diagnostic], settings: Settings, args: argparse.Namespace
+) -> tuple[list[Diagnostic], int]:
+    """Hints are for the editor: the CLI reports them only when asked, with `--show-hints` or a `select` that
+    names the rule (its code, its name, or a prefix of its code more than `GL`). Returns the findings kept and
+    how many hints were left out."""
+    if args.show_hints:
+        return diagnostics, 0
+    from graphlsp.lint.rules import RULES
+
+    selected = [s for s in settings.select if s != "GL"]
+
+    def asked(code: str) -> bool:
+        name = RULES[code].name if code in RULES else ""
+        return any(code.startswith(s) or s == name for s in selected)
+
+    kept = [d for d in diagnostics if d.severity != "hint" or asked(d.code)]
+    return kept, len(diagnostics) - len(kept)
+
+
+def _replace(path: str, data: bytes) -> bool:
+    """Write a file atomically: a temporary file in the same folder, then renamed over it (an interrupted
+    `--fix` leaves the old file or the new one, never half of one). The file keeps its permission bits.
+    False (and the error said) when it cannot be written."""
+    import contextlib
+    import stat
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    tmp = ""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException as e:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        if not isinstance(e, OSError):
+            raise
+        print(f"graphlsp: error: {path}: cannot write the fixed model: {e.strerror or e}", file=sys.stderr)
+        return False
+    return True
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -303,6 +370,8 @@ def _shapes(args: argparse.Namespace) -> int:
         width = max((len(v.name) for v in shapes), default=0)
         for v in shapes:
             where = f"{v.line}:{v.col}" if v.line is not None else (v.node or "input")
+            if v.line is None and "/" in v.graph:  # a subgraph's value: its graph tells two Constant_0 apart
+                where = f"{v.graph}/{where}"
             print(f"{where}\t{v.name.ljust(width)}  {type_str(v.type)}")
         if contracts:
             print("\nsizes the graph takes:")
@@ -394,13 +463,27 @@ def _serve(args: argparse.Namespace) -> int:
 
     from graphlsp.lsp.server import serve
 
+    address = None
+    if args.tcp:
+        host, _, port = args.tcp.rpartition(":")
+        if not port.isdigit() or not 0 <= int(port) <= 65535:
+            print(f"graphlsp: error: --tcp {args.tcp}: expected HOST:PORT with a port number from 0 to 65535 "
+                  "(e.g. --tcp 127.0.0.1:2087)", file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+        address = f"{host or '127.0.0.1'}:{int(port)}"
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
-    serve(args.tcp)
+    try:
+        serve(address)
+    except OSError as e:  # the address is taken, or the host is not one of this machine's
+        print(f"graphlsp: error: --tcp {args.tcp}: cannot listen there: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_CLEAN
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _ArgumentParser(prog="graphlsp", description="Language server and linter for ONNX text files.")
+    parser = _ArgumentParser(
+        prog="graphlsp", description="Language server and linter for ONNX models (binary .onnx and ONNX text)."
+    )
     parser.add_argument("--version", action="version", version=f"graphlsp {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_ArgumentParser)
 
@@ -416,6 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff: the unsafe fixes too "
                        "(a guessed op name or opset version, rewritten declarations, folded constants)")  # fmt: skip
     check.add_argument("--strict", action="store_true", help="warnings fail the check too")
+    check.add_argument("--show-hints", action="store_true", help="report hints too (constant folding and the like; "
+                       "the editor shows them, the CLI leaves them out unless asked, or selected by code)")  # fmt: skip
     check.add_argument("--select", help="comma-separated codes, prefixes or names to report (only these)")
     check.add_argument("--ignore", help="comma-separated codes, prefixes or names not to report")
     check.add_argument("--config", help="a pyproject.toml or graphlsp.toml to use instead of the nearest one")

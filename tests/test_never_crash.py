@@ -147,7 +147,7 @@ def test_convert_header_only(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     results = never_crash(capsys, tmp_path, H, ("convert-binary", "convert-text"))
     for code, _, err in results.values():
         assert code == 1
-        assert err.startswith(f"{tmp_path / 'model.onnxtxt'}:2:1: GL101 the model has no graph"), err
+        assert err.startswith(f"{tmp_path / 'model.onnxtxt'}:2:1: error: GL101 the model has no graph"), err
 
 
 @pytest.mark.parametrize("literal", ["1" * 400 + ".5", "9" * 400, "-" + "9" * 50, "1e400"])

@@ -833,7 +833,12 @@ def to_str(d: Dim) -> str:
 
 
 def to_json(d: Dim) -> int | str | None:
-    """A dim in the `shapes` JSON: int, symbol or expression text, or null."""
+    """A dim in the `shapes` JSON: int, the symbol's own name (`p2o.DynamicDimension.0`, never ONNX text's
+    quoting of it), an expression's text, or null."""
     if d is None or isinstance(d, int):
         return d
+    if len(d.poly) == 1:
+        mono, coefficient = d.poly[0]
+        if coefficient == 1 and len(mono) == 1 and mono[0].kind == "sym":
+            return mono[0].name
     return d.key

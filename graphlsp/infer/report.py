@@ -18,6 +18,7 @@ class ValueShape:
     line: int | None  # 1-based; None in a model without text
     col: int | None
     node: str | None = None  # the producing node's name, in a model without text
+    graph: str = ""  # the path of the graph the value is in (`main`, `main/If_0.then_branch`)
 
     def to_json(self) -> dict[str, object]:
         ty = self.type
@@ -26,8 +27,8 @@ class ValueShape:
         if isinstance(ty, TensorType):
             dtype = elem_name(ty.elem) if ty.elem is not None else None
             shape = None if ty.shape is None else [d.to_json(x) for x in ty.shape]
-        out: dict[str, object] = {"name": self.name, "dtype": dtype, "shape": shape, "type": type_str(ty),
-                                  "line": self.line, "col": self.col}  # fmt: skip
+        out: dict[str, object] = {"name": self.name, "graph": self.graph, "dtype": dtype, "shape": shape,
+                                  "type": type_str(ty), "line": self.line, "col": self.col}  # fmt: skip
         if self.node is not None:
             out["node"] = self.node
         return out
@@ -49,12 +50,13 @@ def value_shapes(model: Model, refiner: ShapeRefiner,
             if position is None:
                 p = value.producer
                 out.append(ValueShape(value.name, refiner.type_of(value), None, None,
-                                      (p.name or f"{p.op_type}_{p.index}") if p is not None else None))  # fmt: skip
+                                      (p.name or f"{p.op_type}_{p.index}") if p is not None else None,
+                                      graph.path))  # fmt: skip
                 continue
             if value.span is None:
                 continue
             line, col = position(value.span[0])
-            out.append(ValueShape(value.name, refiner.type_of(value), line + 1, col + 1))
+            out.append(ValueShape(value.name, refiner.type_of(value), line + 1, col + 1, graph=graph.path))
     if position is not None:
         out.sort(key=lambda v: (v.line or 0, v.col or 0))
     return out

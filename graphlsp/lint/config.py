@@ -99,6 +99,35 @@ def _digest(paths: list[str]) -> str:
     return h.hexdigest()[:16] if paths else ""
 
 
+def check_rules(values: list[str], where: str, prefixes: bool = True) -> None:
+    """Each of `values` names a rule: a code, a code prefix (`GL3`; not with `prefixes` False) or a rule name.
+    A typo would silently turn checking off, so it is an error, with the nearest names offered."""
+    import difflib
+
+    names = {r.name for r in RULES.values()}
+    for value in values:
+        known = value in names or value in RULES or (prefixes and any(code.startswith(value) for code in RULES))
+        if known and value:
+            continue
+        look_alike = value.upper().replace("O", "0").replace("I", "1").replace("L", "1").replace("G1", "GL")
+        close = [look_alike] if look_alike in RULES else []  # GL3O1 (letter O), gl301
+        close += [c for c in difflib.get_close_matches(value, [*RULES, *sorted(names)], n=3, cutoff=0.6)
+                  if c not in close][: 3 - len(close)]  # fmt: skip
+        if not close and value[:2].upper() == "GL":  # GL9999 -> GL9xx
+            close = [c for c in RULES if c.startswith(value.upper()[:3])][:3]
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        raise ConfigError(f"{where}: unknown rule code or name '{value}'{hint}; `graphlsp rules` lists them")
+
+
+def _check_codes(s: Settings, source: str) -> None:
+    """Every code and name the settings mention names a rule."""
+    check_rules(s.select, f"{source}: select")
+    check_rules(s.ignore, f"{source}: ignore")
+    check_rules(list(s.severity), f"{source}: severity", prefixes=False)
+    for pattern, codes in s.per_file_ignores.items():
+        check_rules(codes, f"{source}: per-file-ignores '{pattern}'")
+
+
 def _op_libraries(value: Any, root: Path | None, source: str) -> list[str]:
     """`op-libraries`: paths and globs relative to the config file's folder; each must name a file."""
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
@@ -163,6 +192,7 @@ def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Set
     except ValueError as e:
         raise ConfigError(str(e)) from None
     s.root = root
+    _check_codes(s, source)
     if "op-libraries" in raw:
         s.op_libraries = _op_libraries(raw["op-libraries"], root, source)
         _use_libraries(s.op_libraries, source)

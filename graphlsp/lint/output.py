@@ -1,4 +1,9 @@
-"""Output formats for `graphlsp check`: text, json, sarif (2.1.0) and github (workflow commands)."""
+"""Output formats for `graphlsp check`: text, json, sarif (2.1.0) and github (workflow commands).
+
+Text, concise and github output say one cause once: findings of one file with the same code and the same message
+shape (names and numbers aside) are one group, shown as its first finding and a note of how many more and where.
+JSON and SARIF list every finding.
+"""
 
 from __future__ import annotations
 
@@ -54,9 +59,76 @@ def _where(d: Diagnostic) -> str:
     return f"{d.file}: {place}" if place else d.file
 
 
+GROUP_AT = 3  # this many findings alike in one file are shown as one
+_SHOWN_PLACES = 3
+# a group whose findings share one message has a better word for them than "more like it"
+_GROUP_NOUNS = {"GL107": "tensors read from it"}
+_SHAPE = re.compile(r"'[^']*'|\"[^\"]*\"|`[^`]*`|\d+")
+
+
+class Group:
+    """Findings of one cause: the first shown in full, the rest counted and located."""
+
+    __slots__ = ("first", "rest")
+
+    def __init__(self, first: Diagnostic) -> None:
+        self.first = first
+        self.rest: list[Diagnostic] = []
+
+    def _same_message(self) -> bool:
+        return all(d.message == self.first.message for d in self.rest)
+
+    def where(self) -> str:
+        d = self.first
+        if self.rest and d.code in _GROUP_NOUNS and self._same_message():
+            return d.file  # a file-level cause (a missing data file): no one tensor stands for it
+        return _where(d)
+
+    def note(self) -> str:
+        """`and 41 more like it: 5:3, 7:9, …`; empty for a single finding."""
+        if not self.rest:
+            return ""
+        noun = _GROUP_NOUNS.get(self.first.code) if self._same_message() else None
+        members = [self.first, *self.rest] if noun else self.rest
+        places = [_place(d) for d in members[:_SHOWN_PLACES]]
+        more = ", …" if len(members) > _SHOWN_PLACES else ""
+        head = f"{len(members)} {noun}" if noun else f"and {len(self.rest)} more like it"
+        return f"{head}: {', '.join(places)}{more}"
+
+
+def _place(d: Diagnostic) -> str:
+    if d.line is not None:
+        return f"{d.line}:{d.col}"
+    return located(d) or "the model"
+
+
+def group(diagnostics: Iterable[Diagnostic]) -> list[Group]:
+    """Findings in their order, those of one file, code and message shape together when GROUP_AT or more."""
+    items = list(diagnostics)
+    keyed: dict[tuple[str, str, str], list[Diagnostic]] = {}
+    for d in items:
+        keyed.setdefault((d.file, d.code, _SHAPE.sub("_", d.message)), []).append(d)
+    out: list[Group] = []
+    for d in items:
+        members = keyed[(d.file, d.code, _SHAPE.sub("_", d.message))]
+        if len(members) < GROUP_AT:
+            out.append(Group(d))
+        elif members[0] is d:
+            g = Group(d)
+            g.rest = members[1:]
+            out.append(g)
+    return out
+
+
+def _headline(g: Group) -> str:
+    d, note = g.first, g.note()
+    return f"{g.where()}: {d.severity}: {d.code} {d.message}" + (f" ({note})" if note else "")
+
+
 def format_text(diagnostics: Iterable[Diagnostic]) -> str:
-    """`path:line:col: CODE message` (binaries: `path: node 45 "name" (Op): CODE message`), one per line."""
-    return "".join(f"{_where(d)}: {d.code} {d.message}\n" for d in diagnostics)
+    """`path:line:col: severity: CODE message` (binaries: `path: node 45 "name" (Op): error: CODE message`), one
+    line per cause (findings alike grouped)."""
+    return "".join(_headline(g) + "\n" for g in group(diagnostics))
 
 
 def window(src: str, col: int, width: int, limit: int = EXCERPT) -> tuple[str, int, int]:
@@ -98,14 +170,19 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
     finding with its node as one line of ONNX text. No line echoes more than about EXCERPT characters."""
     out = []
     split: dict[str, list[str]] = {}
-    for d in diagnostics:
+    for g in group(diagnostics):
+        d, note = g.first, g.note()
         tint = _COLOURS.get(d.severity, "")
-        where = _where(d)
+        where = g.where()
         if colour:
-            out.append(f"{_BOLD}{where}:{_RESET} {tint}{d.code}{_RESET} {d.message}")
+            out.append(f"{_BOLD}{where}:{_RESET} {tint}{d.severity}{_RESET}: {_BOLD}{d.code}{_RESET} {d.message}")
         else:
-            out.append(f"{where}: {d.code} {d.message}")
+            out.append(f"{where}: {d.severity}: {d.code} {d.message}")
+        tail = [f"  = {_clip(note, EXCERPT * 2)}", ""] if note else [""]
         if d.line is None:  # a binary model: the node, then what part of it
+            if g.rest and where == d.file:  # a file-level group: no node stands for it
+                out += tail
+                continue
             snippet = []
             if d.excerpt:
                 shown = _clip(d.excerpt, EXCERPT)
@@ -116,8 +193,7 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
                     snippet.append(f"  | {tint}{caret}{_RESET}" if colour else f"  | {caret}")
             if d.detail and d.node_index is not None:
                 snippet.append(f"  = {_clip(d.detail, EXCERPT)}")
-            if snippet:
-                out += [*snippet, ""]
+            out += [*snippet, *tail] if snippet or note else []
             continue
         lines = split.get(d.file)
         if lines is None:
@@ -133,7 +209,9 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
             caret = " " * (col - 1) + "^" * width
             if colour:
                 caret = tint + caret + _RESET
-            out += [f"{gutter} |", f"{d.line} | {src}", f"{gutter} | {caret}", ""]
+            out += [f"{gutter} |", f"{d.line} | {src}", f"{gutter} | {caret}", *tail]
+        elif note:
+            out += tail
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -241,24 +319,29 @@ def format_github(diagnostics: Iterable[Diagnostic]) -> str:
     """GitHub Actions workflow commands: `::error file=...,line=...,endLine=...,title=CODE::message`; a binary
     model's finding is file-level, its node in the title: `::error file=m.onnx,title=CODE node 45 "n" (Op)::...`."""
     out = []
-    for d in diagnostics:
+    for g in group(diagnostics):
+        d, note = g.first, g.note()
         level = _GITHUB_LEVEL.get(d.severity, "error")
         if d.line is None:
-            place = located(d)
+            place = located(d) if g.where() != d.file else ""
             title = f"{d.code} {place}" if place else d.code
             message = d.message
             if d.detail and d.node_index is not None:
                 message += f" ({d.detail})"
+            if note:
+                message += f" ({note})"
             props = f"file={_escape_property(d.file)},title={_escape_property(title)}"
             out.append(f"::{level} {props}::{_escape_data(message)}\n")
             continue
         props = (f"file={_escape_property(d.file)},line={d.line},col={d.col},endLine={d.end_line},"
                  f"endColumn={d.end_col},title={_escape_property(d.code)}")  # fmt: skip
-        out.append(f"::{level} {props}::{_escape_data(d.code + ' ' + d.message)}\n")
+        message = f"{d.code} {d.message}" + (f" ({note})" if note else "")
+        out.append(f"::{level} {props}::{_escape_data(message)}\n")
     return "".join(out)
 
 
 def summary(diagnostics: list[Diagnostic], files: int) -> str:
+    """`Found 3 errors, 1 warning in 2 files.`, or `All checks passed (2 files).`"""
     counts: dict[str, int] = {}
     for d in diagnostics:
         counts[d.severity] = counts.get(d.severity, 0) + 1

@@ -58,7 +58,9 @@ def lint_text(
     gc.disable()
     try:
         analysis = Analysis(text, settings.fold_size_cap, sizes=settings.sizes)
-        diags = [] if source_error and source_error[0] == "GL106" else collect_analysis(analysis, path)
+        # an unloadable binary, or bytes that are no text at all (binary data): the one finding says it all
+        unread = source_error is not None and (source_error[0] == "GL106" or not text)
+        diags = [] if unread else collect_analysis(analysis, path)
     finally:
         if enabled:
             gc.enable()
@@ -198,6 +200,8 @@ def _check_library(path: str, text: str, error: tuple[str, str, int] | None, set
         code, message, _ = error
         r = rule(code)
         result.diagnostics.append(Diagnostic(path, 1, 1, 1, 1, r.severity, code, r.name, message))
+        if not text:  # binary data: nothing to parse
+            return result
     result.diagnostics += lint_library(text, path, settings)
     return result
 
@@ -253,13 +257,15 @@ def _cache_dir(settings: Settings) -> Path:
 
 
 def _load_cached(path: str, settings: Settings) -> FileResult | None:
+    from graphlsp.source import decode
+
     try:
         data = Path(path).read_bytes()
         entry = json.loads((_cache_dir(settings) / f"{_cache_key(data, settings)}.json").read_text())
     except (OSError, ValueError):
         return None
     diags = [Diagnostic(**{**d, "file": path}) for d in entry["diagnostics"]]
-    text = data.decode("utf-8", errors="replace") if not path.endswith(".onnx") else ""
+    text = "" if path.endswith(".onnx") else decode(data)[0]
     return FileResult(path, diags, text, path.endswith(".onnx"), cached=True)
 
 

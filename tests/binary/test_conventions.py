@@ -4,18 +4,14 @@ unused initializers and LSTM outputs nobody reads."""
 
 from __future__ import annotations
 
-import pytest
-
 from graphlsp.analysis import ModelAnalysis
 from graphlsp.binary.read import read_model
 from graphlsp.infer.types import type_str
-from tests.binary.models import REALWORLD
+from tests.conftest import shared
 
 
 def analyse(name: str) -> ModelAnalysis:
-    path = REALWORLD / name
-    if not path.exists():
-        pytest.skip(f"{path} is not here (CI has ../shared beside the repository)")
+    path = shared("realworld", name)
     model, findings = read_model(path)
     return ModelAnalysis(model, findings)
 

@@ -12,11 +12,12 @@ import pytest
 
 from graphlsp.cli import main
 from tests.binary.models import feeds, real_models, run
+from tests.conftest import needs, shared, shared_reason
 
 MODELS = [p for p in real_models() if p.stat().st_size < 12 << 20]
 
 
-@pytest.mark.skipif(not MODELS, reason="no real models here")
+@needs(MODELS, shared_reason("realworld"))
 @pytest.mark.parametrize("path", MODELS, ids=[p.name for p in MODELS])
 def test_fold_writes_a_binary_that_computes_the_same(path: Path, tmp_path: Path) -> None:
     out = tmp_path / "folded.onnx"
@@ -65,11 +66,7 @@ def test_fold_never_writes_text_to_a_binary_path_or_binary_to_a_text_path(tmp_pa
 
 
 def test_fix_on_a_binary_writes_a_binary_without_the_unused_initializers(tmp_path: Path) -> None:
-    from tests.binary.models import REALWORLD
-
-    source = REALWORLD / "silero_vad_op18_ifless.onnx"  # pytorch 2.9 left three initializers nothing reads
-    if not source.exists():
-        pytest.skip("../shared/realworld is not here")
+    source = shared("realworld", "silero_vad_op18_ifless.onnx")  # pytorch 2.9 left three initializers nothing reads
     path = tmp_path / "m.onnx"
     path.write_bytes(source.read_bytes())
     assert main(["check", "--no-cache", "--diff", str(path)]) == 1

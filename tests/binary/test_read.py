@@ -16,12 +16,13 @@ from graphlsp.binary.read import ProtoTensor, read_model
 from graphlsp.graph.tensor import TensorError
 from graphlsp.infer.types import type_str
 from tests.binary.models import real_models
+from tests.conftest import needs, shared_reason
 
 MODELS = real_models()
 ids = [p.name for p in MODELS]
 
 
-@pytest.mark.skipif(not MODELS, reason="no real models here: ../shared/realworld is beside the repository in CI")
+@needs(MODELS, shared_reason("realworld"))
 @pytest.mark.parametrize("path", MODELS, ids=ids)
 def test_real_models_have_no_errors_and_no_internal_errors(path: Path) -> None:
     model, findings = read_model(path)
@@ -37,7 +38,7 @@ def _types(path: Path, strip_above: int) -> dict[str, str]:
     return {v.name: type_str(a.refiner.type_of(v)) for v in model.graph.values.values()}
 
 
-@pytest.mark.skipif(not MODELS, reason="no real models here")
+@needs(MODELS, shared_reason("realworld"))
 def test_weights_left_in_a_large_file_give_the_same_model() -> None:
     left_somewhere = 0
     for path in MODELS[:4]:

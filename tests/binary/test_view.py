@@ -12,12 +12,13 @@ from graphlsp.binary.read import read_model
 from graphlsp.infer.types import type_str
 from graphlsp.query import hover
 from graphlsp.view import render
-from tests.binary.models import REALWORLD, real_models
+from tests.binary.models import real_models
+from tests.conftest import needs, shared, shared_reason
 
 MODELS = [p for p in real_models() if p.stat().st_size < 4 << 20]
 
 
-@pytest.mark.skipif(not MODELS, reason="no real models here")
+@needs(MODELS, shared_reason("realworld"))
 @pytest.mark.parametrize("path", MODELS, ids=[p.name for p in MODELS])
 def test_the_view_is_analysed_as_the_binary_is(path: Path) -> None:
     view = render(str(path))
@@ -35,9 +36,7 @@ def test_the_view_is_analysed_as_the_binary_is(path: Path) -> None:
 
 
 def test_hover_on_a_node_output_shows_its_shape() -> None:
-    path = REALWORLD / "ch_PP-OCRv4_det_infer.onnx"
-    if not path.exists():
-        pytest.skip("../shared/realworld is not here")
+    path = shared("realworld", "ch_PP-OCRv4_det_infer.onnx")
     view = render(str(path))
     g = view.analysis.model.graph
     assert g is not None
@@ -49,9 +48,7 @@ def test_hover_on_a_node_output_shows_its_shape() -> None:
 
 
 def test_binary_only_findings_land_on_the_view() -> None:
-    path = REALWORLD / "ch_ppocr_mobile_v2.0_cls_infer.onnx"
-    if not path.exists():
-        pytest.skip("../shared/realworld is not here")
+    path = shared("realworld", "ch_ppocr_mobile_v2.0_cls_infer.onnx")
     view = render(str(path))
     negative = [f for f in view.findings if f.code == "GL110"]
     assert negative

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import needs
+
 ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "editors" / "nvim"
 HERE = Path(__file__).resolve().parent
@@ -51,7 +53,7 @@ def find_nvim() -> tuple[str | None, str]:
 
 
 NVIM, WHY = find_nvim()
-pytestmark = pytest.mark.skipif(NVIM is None, reason=WHY)
+pytestmark = needs(NVIM, WHY)
 
 
 def run_nvim(script: Path, tmp_path: Path, **env: str) -> dict:

@@ -11,8 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
-import pytest
-
+from tests.conftest import needs, shared_reason
 from tests.editors.test_nvim import NVIM, WHY, run_nvim
 from tests.lsp.binary_targets import realworld, targets
 
@@ -21,8 +20,8 @@ SERVER = [sys.executable, "-m", "graphlsp.cli", "serve"]
 MODELS = realworld()
 
 pytestmark = [
-    pytest.mark.skipif(NVIM is None, reason=WHY),
-    pytest.mark.skipif(not MODELS, reason="../shared/realworld is not here"),
+    needs(NVIM, WHY),
+    needs(MODELS, shared_reason("realworld")),
 ]
 
 

@@ -1,5 +1,6 @@
 """The VS Code extension: editors/vscode/build.sh (npm ci, tsc, esbuild, grammar tests, node tests including a
-session with the real server, vsce package) when node >= 20 and npm are there; skipped with the reason otherwise."""
+session with the real server, vsce package) when node >= 20 and npm are there and the npm registry answers; skipped
+with the reason otherwise (a failure in CI: tests/conftest.py's `missing`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 EXT = ROOT / "editors" / "vscode"
@@ -35,6 +38,26 @@ def node_problem() -> str:
     return ""
 
 
+def registry_problem() -> str:
+    """Why the npm registry (npm's configured one) cannot be reached, or "": build.sh's `npm ci` fetches there."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        url = subprocess.run(["npm", "config", "get", "registry"], capture_output=True, text=True,
+                             timeout=60).stdout.strip() or "https://registry.npmjs.org/"  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        url = "https://registry.npmjs.org/"
+    try:
+        with urllib.request.urlopen(url.rstrip("/") + "/-/ping", timeout=15) as reply:
+            reply.read(1024)
+    except urllib.error.HTTPError:
+        return ""  # it answered
+    except (OSError, ValueError) as e:
+        return f"the npm registry ({url}) is unreachable, and build.sh's npm ci fetches the extension's packages there: {e}"
+    return ""
+
+
 def test_lockfile_matches_manifest() -> None:
     manifest = json.loads((EXT / "package.json").read_text())
     lock = json.loads((EXT / "package-lock.json").read_text())
@@ -47,9 +70,9 @@ def test_lockfile_matches_manifest() -> None:
 
 @pytest.fixture(scope="module")
 def build(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, str]:
-    problem = node_problem()
+    problem = node_problem() or registry_problem()
     if problem:
-        pytest.skip(problem)
+        missing(problem)
     log = tmp_path_factory.mktemp("vscode") / "build.log"
     env = {**os.environ, "GRAPHLSP_SERVER": json.dumps(SERVER)}
     with log.open("wb") as out:

@@ -11,7 +11,7 @@ from graphlsp.syntax.lower import build_model
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-BENCH = Path("/work/shared/bench")
+BENCH = ROOT.parent / "shared" / "bench"
 HEADER = '<ir_version: 9, opset_import: ["" : 18]>\n'
 
 

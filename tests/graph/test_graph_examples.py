@@ -6,11 +6,12 @@ import re
 import time
 
 import pytest
-from graph_helpers import BENCH, EXAMPLES, build, described, line_of
+from graph_helpers import EXAMPLES, build, described, line_of
 
 from graphlsp.graph.findings import CODES
 from graphlsp.syntax.document import SyntaxDocument
 from graphlsp.syntax.lower import build_model
+from tests.conftest import shared
 
 STRUCTURAL = {kind for kind, _ in CODES.values()}
 EXPECT = re.compile(r"#\s*expect:\s*([a-z-]+)\s*$")
@@ -80,9 +81,7 @@ def test_clean_examples_have_no_structural_findings(name: str) -> None:
 
 
 def test_gpt_bench_has_no_structural_findings() -> None:
-    path = BENCH / "gpt_L24.onnxtxt"
-    if not path.exists():
-        pytest.skip("benchmark model not present")
+    path = shared("bench", "gpt_L24.onnxtxt")
     _, model, findings = build(path.read_text())
     assert findings == []
     assert model.graph is not None and len(model.graph.nodes) > 2000
@@ -90,9 +89,7 @@ def test_gpt_bench_has_no_structural_findings() -> None:
 
 
 def test_build_time_on_the_largest_benchmark() -> None:
-    path = BENCH / "gpt_L96.onnxtxt"
-    if not path.exists():
-        pytest.skip("benchmark model not present")
+    path = shared("bench", "gpt_L96.onnxtxt")
     doc = SyntaxDocument(path.read_text())
     times = []
     for _ in range(3):

@@ -18,7 +18,7 @@ from graphlsp.lint.config import load_settings
 from graphlsp.lint.docs import DOCS
 from graphlsp.lint.rules import RULES
 from graphlsp.lint.runner import check_files
-from tests.conftest import EXAMPLES, SHARED_BENCH
+from tests.conftest import EXAMPLES, missing, shared
 
 H = '<ir_version: 10, opset_import: ["" : 21]>\n'
 CLEAN = H + "g (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n"
@@ -82,7 +82,7 @@ def test_a_file_that_cannot_be_checked_is_never_reported_as_passing(
 def test_text_output_has_source_line_caret_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     p = write(tmp_path, "m.onnxtxt", H + "g (float[N] x) => (float[N] y) {\n  y = Relu (zz)\n}\n")
     code, out, _ = run(capsys, "check", "--no-cache", str(p))
-    assert f"{p}:3:13: GL201 " in out
+    assert f"{p}:3:13: error: GL201 " in out
     assert "3 |   y = Relu (zz)" in out
     assert "  | " + " " * 12 + "^^\n" in out
     assert out.rstrip().endswith("Found 1 error in 1 file.")
@@ -101,9 +101,7 @@ def test_json_round_trips(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 def test_sarif_validates_against_the_official_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    schema_path = SHARED_BENCH.parent / "schemas" / "sarif-schema-2.1.0.json"
-    if not schema_path.exists():
-        pytest.skip(f"no SARIF schema at {schema_path}")
+    schema_path = shared("schemas", "sarif-schema-2.1.0.json")
     shutil.copy(EXAMPLES / "broken.onnxtxt", tmp_path)
     _, out, _ = run(capsys, "check", "--no-cache", "--format", "sarif", str(tmp_path / "broken.onnxtxt"))
     log = json.loads(out)
@@ -199,7 +197,7 @@ def test_binary_models_are_linted_by_node(tmp_path: Path, capsys: pytest.Capture
     model = onnx.parser.parse_model(H + "g (float[N] x) => (float[N] y) {\n  y = Relu (z)\n}\n")
     onnx.save(model, tmp_path / "m.onnx")
     code, out, _ = run(capsys, "check", "--no-cache", str(tmp_path / "m.onnx"))
-    assert f"{tmp_path / 'm.onnx'}: node 0 (Relu): GL201 " in out and code == 1
+    assert f"{tmp_path / 'm.onnx'}: node 0 (Relu): error: GL201 " in out and code == 1
     assert "graphlsp convert" not in out  # binaries are read from protobuf, not linted through a printout
 
 
@@ -237,9 +235,7 @@ def test_broken_example_every_planted_error_found_at_its_line() -> None:
 
 @pytest.mark.parametrize("name", ["gpt_L24.onnxtxt", "gpt_L96.onnxtxt"])
 def test_shared_bench_models_have_no_errors(name: str) -> None:
-    path = SHARED_BENCH / name
-    if not path.exists():
-        pytest.skip(f"{path} is not here")
+    path = shared("bench", name)
     [result] = check_files([str(path)], load_settings(path), jobs=1, cache=False)
     assert [d for d in result.diagnostics if d.severity == "error"] == []
 
@@ -247,7 +243,7 @@ def test_shared_bench_models_have_no_errors(name: str) -> None:
 def test_pre_commit_try_repo(tmp_path: Path) -> None:
     """The hooks work through pre-commit itself, on a temporary git repository."""
     if shutil.which("git") is None:
-        pytest.skip("git is not installed")
+        missing("git is not installed (pre-commit runs the hooks from a git repository)")
     pytest.importorskip("pre_commit")
     repo = Path(__file__).resolve().parents[2]
     work = tmp_path / "work"
@@ -265,5 +261,5 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
     )  # fmt: skip
     output = proc.stdout + proc.stderr
     assert proc.returncode == 1, output
-    assert "bad.onnxtxt:3:13: GL201" in output
+    assert "bad.onnxtxt:3:13: error: GL201" in output
     assert "good.onnxtxt" not in output.split("graphlsp check")[-1].replace("Passed", "")

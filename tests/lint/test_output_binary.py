@@ -60,10 +60,10 @@ def test_concise_lines_name_the_node(model: Path, capsys: pytest.CaptureFixture[
     code, out, _ = run(capsys, "check", "--no-cache", "--format", "concise", "models/m.onnx")
     assert code == 1
     lines = out.splitlines()
-    assert f'models/m.onnx: node 0 "{MM}" (MatMul): GL302 ' in out
-    assert "models/m.onnx: node 1 (Relu): GL201 " in out  # an unnamed node: index and op
-    assert 'models/m.onnx: node 0 "bad_add" (Add) in main/If_0.then_branch: GL301 ' in out
-    assert "models/m.onnx: graph 'main' initializer 'w': GL210 " in out
+    assert f'models/m.onnx: node 0 "{MM}" (MatMul): error: GL302 ' in out
+    assert "models/m.onnx: node 1 (Relu): error: GL201 " in out  # an unnamed node: index and op
+    assert 'models/m.onnx: node 0 "bad_add" (Add) in main/If_0.then_branch: error: GL301 ' in out
+    assert "models/m.onnx: graph 'main' initializer 'w': warning: GL210 " in out
     assert lines[-1] == "Found 3 errors, 1 warning in 1 file."
     assert "graphlsp convert" not in out
 
@@ -71,14 +71,14 @@ def test_concise_lines_name_the_node(model: Path, capsys: pytest.CaptureFixture[
 def test_full_text_shows_the_node_as_one_line_of_onnx_text(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "check", "--no-cache", "models/m.onnx")
     assert code == 1 and "graphlsp convert" not in out
-    head = f'models/m.onnx: node 0 "{MM}" (MatMul): GL302 '
+    head = f'models/m.onnx: node 0 "{MM}" (MatMul): error: GL302 '
     block = out[out.index(head) :].split("\n\n")[0].splitlines()
     assert block[1] == "  |"
     assert block[2].startswith("  | ") and "MatMul (a, b)" in block[2]
     caret = block[3]  # under the op name
     assert caret.startswith("  | ") and caret.rstrip().endswith(" ^^^^^^") and set(caret[4:].strip()) == {"^"}
     assert block[2][caret.index("^") : caret.index("^") + 6] == "MatMul"
-    relu = out[out.index("models/m.onnx: node 1 (Relu): GL201 ") :].split("\n\n")[0].splitlines()
+    relu = out[out.index("models/m.onnx: node 1 (Relu): error: GL201 ") :].split("\n\n")[0].splitlines()
     assert any("Relu (nope)" in line for line in relu)
     assert relu[-1] == "  = input 0 (nope)"
     assert "0.0" not in out and "999" not in out  # weights are never printed
@@ -190,7 +190,7 @@ def test_long_text_lines_are_cut_around_the_column(tmp_path: Path, capsys: pytes
         assert code == 1
         lines = out.splitlines()
         assert max(len(line) for line in lines) < 250 + len(str(p)), max(lines, key=len)[:300]
-        head = next(i for i, line in enumerate(lines) if ": GL201 " in line)
+        head = next(i for i, line in enumerate(lines) if ": error: GL201 " in line)
         src, caret = lines[head + 2], lines[head + 3]
         assert src.startswith("3 | ")
         at = caret.index("^")
@@ -218,10 +218,10 @@ def test_check_reads_text_from_stdin(
     monkeypatch.chdir(tmp_path)
     _stdin(monkeypatch, BROKEN_TEXT.encode())
     code, out, _ = run(capsys, "check", "--format", "concise", "-")
-    assert code == 1 and out.startswith("-:3:13: GL201 ")
+    assert code == 1 and out.startswith("-:3:13: error: GL201 ")
     _stdin(monkeypatch, BROKEN_TEXT.encode())
     code, out, _ = run(capsys, "check", "--stdin-filename", "sub/model.onnxtxt", "-")
-    assert code == 1 and "sub/model.onnxtxt:3:13: GL201 " in out and "3 |   y = Relu (zz)" in out
+    assert code == 1 and "sub/model.onnxtxt:3:13: error: GL201 " in out and "3 |   y = Relu (zz)" in out
     assert not (tmp_path / ".graphlsp_cache").exists()  # standard input is never cached
     # the name is used for settings: per-file-ignores match it
     (tmp_path / "graphlsp.toml").write_text('per-file-ignores = { "sub/*" = ["GL201"] }\n')
@@ -240,10 +240,10 @@ def test_check_reads_a_binary_model_from_stdin(
     _stdin(monkeypatch, broken_model().SerializeToString())
     code, out, _ = run(capsys, "check", "--format", "concise", "--stdin-filename", "x.onnx", "-")
     assert code == 1
-    assert f'x.onnx: node 0 "{MM}" (MatMul): GL302 ' in out and "x.onnx: node 1 (Relu): GL201 " in out
+    assert f'x.onnx: node 0 "{MM}" (MatMul): error: GL302 ' in out and "x.onnx: node 1 (Relu): error: GL201 " in out
     _stdin(monkeypatch, b"\x0a\xff\xff\xff")  # not a ModelProto
     code, out, _ = run(capsys, "check", "--format", "concise", "--stdin-filename", "x.onnx", "-")
-    assert code == 1 and "x.onnx: GL106 cannot load binary ONNX model" in out
+    assert code == 1 and "x.onnx: error: GL106 cannot load binary ONNX model" in out
 
 
 def test_external_data_cannot_be_read_from_stdin(

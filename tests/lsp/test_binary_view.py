@@ -23,6 +23,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from graphlsp.view import render
+from tests.conftest import needs, shared, shared_reason
 from tests.lsp.binary_targets import Targets, realworld, targets
 from tests.lsp.rawclient import RawClient
 from tests.lsp.test_server import NEOVIM, SERVER, VSCODE, _start
@@ -33,8 +34,7 @@ NEGATIVE_DIMS = "ch_ppocr_mobile_v2.0_cls_infer.onnx"  # findings only the binar
 CONV_MODEL = "ch_PP-OCRv4_det_infer.onnx"  # Conv with symbolic dims; its only findings are GL320 (sizes)
 WAIT = 30  # seconds
 
-pytestmark = pytest.mark.skipif(not {IF_MODEL, NEGATIVE_DIMS, CONV_MODEL} <= set(MODELS),
-                                reason="../shared/realworld is not here")  # fmt: skip
+pytestmark = needs({IF_MODEL, NEGATIVE_DIMS, CONV_MODEL} <= set(MODELS), shared_reason("realworld"))
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["vscode", "neovim"])
@@ -379,9 +379,7 @@ def _rchar(pid: int) -> int:
 @pytest.mark.skipif(not os.path.exists("/proc/self/io"), reason="needs /proc/<pid>/io")
 def test_a_model_with_12_gib_of_external_weights_opens_fast_without_reading_them(tmp_path: Path) -> None:
     """make_big_model.py's LLM: 1,128 nodes, 13.5 GB of float16 weights in a sparse external data file."""
-    tool = Path(__file__).resolve().parents[3] / "shared" / "tools" / "make_big_model.py"
-    if not tool.exists():
-        pytest.skip("../shared/tools/make_big_model.py is not here")
+    tool = shared("tools", "make_big_model.py")
     subprocess.run([sys.executable, str(tool), str(tmp_path)], check=True, capture_output=True)
     path = tmp_path / "big_llm.onnx"
     assert (tmp_path / "big_llm.onnx.data").stat().st_size > 12 << 30

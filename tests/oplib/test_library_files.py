@@ -70,7 +70,7 @@ def test_check_reports_a_librarys_problems_located(tmp_path: Path, capsys: pytes
     # the text output shows the line, as for a model
     main(["check", "--no-cache", str(path)])
     out = capsys.readouterr().out
-    assert f"{path}:12:16: GL601 expected ',' or ']'" in out and "12 |   input  x: T[N" in out
+    assert f"{path}:12:16: error: GL601 expected ',' or ']'" in out and "12 |   input  x: T[N" in out
     # a clean library passes
     (tmp_path / "broken.onnxop").write_text(LIBRARY)
     assert check(capsys, str(path)) == (0, [])

@@ -143,11 +143,10 @@ def test_cli_fold(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_gpt_l24_folds_at_least_as_far_as_onnxruntime_and_computes_the_same(gpt_l24_text: str) -> None:
     pytest.importorskip("onnxruntime")
-    from tests.conftest import SHARED_BENCH
+    from tests.conftest import shared
 
-    if not (SHARED_BENCH / "gpt_L24.onnxtxt").exists():  # the figure is about the exported model, not our stand-in
-        pytest.skip("../shared/bench/gpt_L24.onnxtxt is not here (the generated stand-in has Identity nodes "
-                    "onnxruntime removes, which is not folding)")
+    shared("bench", "gpt_L24.onnxtxt")  # the figure is about the exported model: the generated stand-in has Identity
+    # nodes onnxruntime removes, which is not folding
     from bench.fold import _ort
 
     run = fold_text(gpt_l24_text)

@@ -126,7 +126,7 @@ def test_text_output_shows_the_line_under_the_finding() -> None:
     proc = subprocess.run([sys.executable, "-m", "graphlsp.cli", "check", "--no-cache", "--stdin-filename",
                            "m.onnxtxt", "-"], input=text.encode(), capture_output=True, cwd=ROOT, timeout=120)  # fmt: skip
     out = proc.stdout.decode()
-    assert "m.onnxtxt:4:3: GL207" in out and "4 |   spare = Neg (x)  # keep\n" in out, out
+    assert "m.onnxtxt:4:3: warning: GL207" in out and "4 |   spare = Neg (x)  # keep\n" in out, out
 
 
 def test_noqa_on_a_lone_cr_line() -> None:
