@@ -74,7 +74,7 @@ class ModelAnalysis:
     def __init__(self, model: Model, findings: list[Finding], fold_size_cap: int = DEFAULT_CAP,
                  sizes: InputSizes | None = None) -> None:  # fmt: skip
         self.model = model
-        self.sizes = sizes
+        self.sizes = sizes or InputSizes()
         self.fold_size_cap = fold_size_cap
         self._load_findings = findings
         self.cache: dict[str, object] = {}
@@ -114,7 +114,7 @@ class Analysis:
         from graphlsp.syntax.document import SyntaxDocument
 
         self._adopt = adopt
-        self.sizes = sizes  # input sizes bound by the user (`--dim`): inference runs at those sizes
+        self.sizes = sizes or InputSizes()  # input sizes bound by the user (`--dim`): inference runs at those sizes
         self.doc = text if isinstance(text, SyntaxDocument) else SyntaxDocument(text)
         self.fold_size_cap = fold_size_cap  # bytes: the largest value the runner builds (`fold-size-cap`)
         self.model: Model

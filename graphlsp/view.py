@@ -18,6 +18,7 @@ from pathlib import Path
 from graphlsp.analysis import Analysis
 from graphlsp.graph.core import Graph, Model
 from graphlsp.graph.findings import Finding
+from graphlsp.infer.sizes import InputSizes
 
 HEADER = "# graphlsp: a read-only view of {name} (binary ONNX); weights are summarised, not shown\n"
 # what a text file is told and a binary is not: an exporter's unused outputs and repeated node names are not
@@ -53,7 +54,7 @@ def _stamp(path: str) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
-def render(path: str, fold_size_cap: int | None = None) -> BinaryView:
+def render(path: str, fold_size_cap: int | None = None, sizes: InputSizes | None = None) -> BinaryView:
     """Read a binary model and render its view; an unreadable file gives a view that says why."""
     from graphlsp.binary.read import read_model
     from graphlsp.runner import DEFAULT_CAP
@@ -71,7 +72,7 @@ def render(path: str, fold_size_cap: int | None = None) -> BinaryView:
         message = f"cannot read this binary ONNX model: {type(e).__name__}: {e}"
         text = head + "# " + message.replace("\n", " ") + "\n"
         return BinaryView(path, stamp, text, Analysis(text, cap), [Finding("GL106", message, 0, 0)], message)
-    analysis = Analysis(text, cap, adopt=lambda view: adopt_tensors(view, binary))
+    analysis = Analysis(text, cap, adopt=lambda view: adopt_tensors(view, binary), sizes=sizes)
     seen = {(f.code, f.start) for f in analysis.findings()}  # the view's own text reports some of the same
     placed = [p for p in (_place(f, analysis.model, binary) for f in found) if (p.code, p.start) not in seen]
     return BinaryView(path, stamp, text, analysis, placed)

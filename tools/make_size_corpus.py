@@ -107,6 +107,32 @@ class PositionTable(nn.Module):
         return self.tok(ids) + self.pos(pos)
 
 
+class ArangePositions(nn.Module):
+    """GPT-2's embeddings: position ids from `torch.arange(seq)` gathered from a 32-row table: seq <= 32."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tok = nn.Embedding(100, 16)
+        self.pos = nn.Embedding(32, 16)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.tok(ids) + self.pos(torch.arange(ids.shape[1]))
+
+
+class PastPositions(nn.Module):
+    """A decoder step after a cache: positions `arange(past, past + seq)` from a 32-row table: past + seq <= 32."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tok = nn.Embedding(100, 16)
+        self.pos = nn.Embedding(32, 16)
+
+    def forward(self, ids: torch.Tensor, past: torch.Tensor) -> torch.Tensor:
+        start = past.shape[1]
+        pos = torch.arange(start, start + ids.shape[1])
+        return torch.cat([past, self.tok(ids) + self.pos(pos)], dim=1)
+
+
 class TinyYolo(nn.Module):
     """A strided backbone (5 stride-2 convs) with an FPN: the upsampled /32 branch concatenated with /16."""
 
@@ -258,6 +284,14 @@ MODELS = {
     "position_table": (PositionTable(), (torch.randint(0, 100, (2, 10)),), ["ids"], {"ids": {0: "batch", 1: "seq"}},
                        [{"batch": 2, "seq": 10}, {"batch": 1, "seq": 64}, {"batch": 1, "seq": 65},
                         {"batch": 3, "seq": 100}]),
+    "arange_positions": (ArangePositions(), (torch.randint(0, 100, (2, 10)),), ["ids"],
+                         {"ids": {0: "batch", 1: "seq"}},
+                         [{"batch": 2, "seq": 10}, {"batch": 1, "seq": 32}, {"batch": 1, "seq": 33},
+                          {"batch": 2, "seq": 100}]),
+    "past_positions": (PastPositions(), (torch.randint(0, 100, (1, 3)), torch.randn(1, 5, 16)), ["ids", "past"],
+                       {"ids": {0: "batch", 1: "seq"}, "past": {0: "batch", 1: "past_len"}},
+                       [{"batch": 1, "seq": 3, "past_len": 5}, {"batch": 2, "seq": 1, "past_len": 31},
+                        {"batch": 1, "seq": 1, "past_len": 32}, {"batch": 1, "seq": 20, "past_len": 20}]),
     "tiny_yolo": (TinyYolo(), (torch.randn(1, 3, 64, 64),), ["images"], {"images": IMG},
                   [{"batch": 1, "height": 64, "width": 64}, {"batch": 1, "height": 48, "width": 64},
                    {"batch": 2, "height": 96, "width": 160}, {"batch": 1, "height": 64, "width": 40},

@@ -25,11 +25,13 @@ BIG = 1 << 40  # sizes beyond this are not considered when locating a min/max's 
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """`a == b`; with `broadcast`, `a == b or a == 1 or b == 1` (numpy broadcasting of one dim pair)."""
+    """`a == b`; with `broadcast`, `a == b or a == 1 or b == 1` (numpy broadcasting of one dim pair); with
+    `at_most`, `a <= b` (indices a Range makes, below the dim they index)."""
 
     a: Dim
     b: Dim
     broadcast: bool = False
+    at_most: bool = False
 
     def symbols(self) -> set[str]:
         out: set[str] = set()
@@ -39,6 +41,8 @@ class Condition:
         return out
 
     def equation(self) -> str:
+        if self.at_most:
+            return f"{d.to_str(self.a)} <= {d.to_str(self.b)}"
         eq = f"{d.to_str(self.a)} = {d.to_str(self.b)}"
         if not self.broadcast:
             return eq
@@ -239,8 +243,8 @@ def _crossing(diff: Dim, s: Expr, lo: int, hi: int | None) -> int | None:
     return b
 
 
-def _solve_range(g: Dim, s: Expr, lo: int, hi: int | None, depth: int = 0) -> Solution | None:
-    """The sizes in [lo, hi] (hi None: unbounded) where g is 0."""
+def _solve_range(g: Dim, s: Expr, lo: int, hi: int | None, depth: int = 0, ge: bool = False) -> Solution | None:
+    """The sizes in [lo, hi] (hi None: unbounded) where g is 0 (with `ge`: where g >= 0)."""
     atoms: list[Atom] = []
     _walk(g, atoms)
     minmax = next((a for a in atoms if a.kind in ("min", "max")), None)
@@ -257,9 +261,9 @@ def _solve_range(g: Dim, s: Expr, lo: int, hi: int | None, depth: int = 0) -> So
         low_choice = (x if first <= 0 else y) if minmax.kind == "min" else (y if first <= 0 else x)
         high_choice = y if low_choice is x else x
         if t is None or (hi is not None and t > hi):
-            return _solve_range(_rebuild(g, minmax, low_choice), s, lo, hi, depth + 1)
-        below = _solve_range(_rebuild(g, minmax, low_choice), s, lo, t - 1, depth + 1)
-        above = _solve_range(_rebuild(g, minmax, high_choice), s, t, hi, depth + 1)
+            return _solve_range(_rebuild(g, minmax, low_choice), s, lo, hi, depth + 1, ge)
+        below = _solve_range(_rebuild(g, minmax, low_choice), s, lo, t - 1, depth + 1, ge)
+        above = _solve_range(_rebuild(g, minmax, high_choice), s, t, hi, depth + 1, ge)
         if below is None or above is None:
             return None
         return below.union(above)
@@ -271,16 +275,17 @@ def _solve_range(g: Dim, s: Expr, lo: int, hi: int | None, depth: int = 0) -> So
             got = _at(g, s, v)
             if got is None:
                 return None
-            if got == 0:
+            if got == 0 or (ge and got > 0):
                 values.add(v)
         return Solution(0, frozenset(), frozenset(values))
-    return _solve_periodic(g, s, lo)
+    return _solve_periodic(g, s, lo, ge)
 
 
-def _solve_periodic(g: Dim, s: Expr, lo: int) -> Solution | None:
-    """The sizes >= lo where g (floors of the symbol, no min or max) is 0: g(s + L) - g(s) is shown constant."""
+def _solve_periodic(g: Dim, s: Expr, lo: int, ge: bool = False) -> Solution | None:
+    """The sizes >= lo where g (floors of the symbol, no min or max) is 0 (with `ge`: >= 0): g(s + L) - g(s) is
+    shown constant, so g(r + k*L) = g(r) + k*step decides every size from the values over one period."""
     if isinstance(g, int):
-        return Solution(1, frozenset({0}) if g == 0 else frozenset(), frozenset(), lo)
+        return Solution(1, frozenset({0}) if g == 0 or (ge and g > 0) else frozenset(), frozenset(), lo)
     dens: list[int] = []
     for atom in _collect(g, []):
         if atom.kind == "floor":
@@ -297,15 +302,29 @@ def _solve_periodic(g: Dim, s: Expr, lo: int) -> Solution | None:
         return None  # not periodic, not linear (a product of the symbol with itself)
     residues: set[int] = set()
     values: set[int] = set()
+    start = lo
     for r in range(lo, lo + period):
         v = _at(g, s, r)
         if v is None:
             return None
         if step == 0:
-            if v == 0:
+            if v == 0 or (ge and v > 0):
                 residues.add(r % period)
-        elif -v % step == 0 and -v // step >= 0:
-            values.add(r + (-v // step) * period)
+        elif not ge:
+            if -v % step == 0 and -v // step >= 0:
+                values.add(r + (-v // step) * period)
+        elif step < 0:  # g falls: sizes r + k*L with k <= v / -step
+            values.update(r + k * period for k in range(0, v // -step + 1) if v >= 0)
+            if len(values) > MAX_SPAN:
+                return None
+        else:  # g grows: every size r + k*L from k >= ceil(-v / step) on
+            k0 = max(0, -(v // step)) if v < 0 else 0
+            start = max(start, r + k0 * period)
+    if ge and step > 0:
+        if start > MAX_SPAN:
+            return None
+        below = frozenset(x for x in range(lo, start) if (got := _at(g, s, x)) is not None and got >= 0)
+        return _simplest(Solution(1, frozenset({0}), below, start))
     if step != 0:
         return Solution(0, frozenset(), frozenset(values))
     return _simplest(Solution(period, frozenset(residues), frozenset(), lo))
@@ -316,18 +335,19 @@ def _collect(g: Dim, atoms: list[Atom]) -> list[Atom]:
     return atoms
 
 
-def solve_equal(a: Dim, b: Dim, name: str, lo: int = 1) -> Solution | None:
-    """The sizes >= lo of symbol `name` at which a == b, when a and b depend on that symbol alone; None when not
-    proved."""
-    g = d.sub(a, b)
+def solve_equal(a: Dim, b: Dim, name: str, lo: int = 1, at_most: bool = False) -> Solution | None:
+    """The sizes >= lo of symbol `name` at which a == b (with `at_most`: a <= b), when a and b depend on that symbol
+    alone; None when not proved."""
+    g = d.sub(b, a)
     if g is None:
         return None
     if isinstance(g, int):
-        return Solution(1, frozenset({0}) if g == 0 else frozenset(), frozenset(), lo)
+        ok = g == 0 or (at_most and g > 0)
+        return Solution(1, frozenset({0}) if ok else frozenset(), frozenset(), lo)
     s = d.symbol(name)
     if g.symbols() != {name} or s.symbols() != {name} or len(s.poly) != 1:
         return None  # another symbol, or a name that reads as an expression (`N+1`)
-    return _solve_range(g, s, lo, None)
+    return _solve_range(g, s, lo, None, ge=at_most)
 
 
 def _positive_from(x: Dim, s: Expr) -> int | None:
@@ -348,7 +368,7 @@ def _positive_from(x: Dim, s: Expr) -> int | None:
 def reduced(cond: Condition) -> Condition:
     """An equality with the symbols and the integer factor common to both sides divided out (symbols are at least
     1, so `6*batch*h*w = 6*h*w` holds exactly when `batch = 1`); a broadcast condition as it is."""
-    if cond.broadcast or not isinstance(cond.a, Expr) or not isinstance(cond.b, Expr | int):
+    if cond.broadcast or cond.at_most or not isinstance(cond.a, Expr) or not isinstance(cond.b, Expr | int):
         return cond
     g = d.sub(cond.a, cond.b)
     if not isinstance(g, Expr):
@@ -407,7 +427,7 @@ def solve(cond: Condition, name: str) -> Solution | None:
     lo = max(v for v in starts if v is not None)
     if lo > MAX_SPAN:
         return None
-    sol = solve_equal(cond.a, cond.b, name, lo)
+    sol = solve_equal(cond.a, cond.b, name, lo, cond.at_most)
     if sol is not None and cond.broadcast:
         for x in (cond.a, cond.b):
             one = solve_equal(x, 1, name, lo)

@@ -34,9 +34,12 @@ class Inferred:
     sv: tuple[Dim, ...] | None = None  # a shape value: the elements (flattened) of an int tensor, as dims
     const: np.ndarray | None = None  # the full value, when known (constants, folded subgraphs)
     items: tuple[ValueType, ...] | None = None  # a sequence's element types in order, when its length is known
+    bounds: tuple[Dim, Dim] | None = None  # every element of an int tensor lies in [lo, hi] (a Range's indices)
 
     def same(self, other: Inferred | None) -> bool:
         if other is None or self.type != other.type or self.sv != other.sv or self.items != other.items:
+            return False
+        if self.bounds != other.bounds:
             return False
         a, b = self.const, other.const
         if a is None or b is None:

@@ -59,7 +59,7 @@ def _solved(cond: Condition, name: str) -> Solution | None:
     return solve(cond, name)
 
 
-_GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640)
+_GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640, 1024, 2048, 4096, 8192)
 _SWEEP = tuple(range(1, 257)) + (320, 384, 448, 512, 640, 768, 1024)  # one symbol: every size up to 256, then some
 
 
@@ -74,7 +74,11 @@ def _holds(cond: Condition, sizes: dict[str, int]) -> bool | None:
     a, b = _at(cond.a, sizes), _at(cond.b, sizes)
     if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
         return None
-    return a == b or (cond.broadcast and 1 in (a, b))
+    return _satisfied(cond, a, b)
+
+
+def _satisfied(cond: Condition, a: int, b: int) -> bool:
+    return a <= b if cond.at_most else a == b or (cond.broadcast and 1 in (a, b))
 
 
 @lru_cache(maxsize=4096)
@@ -84,13 +88,13 @@ def witness(cond: Condition, names: tuple[str, ...]) -> tuple[tuple[str, int], .
     if len(names) > 3:
         return None
     syms = [d.symbol(n) for n in names]
-    for values in product(_GRID, repeat=len(names)):
+    for values in product(_GRID if len(names) <= 2 else _GRID[:12], repeat=len(names)):
         a, b = cond.a, cond.b
         for sym, v in zip(syms, values, strict=True):
             a, b = d.replace(a, sym, v), d.replace(b, sym, v)
         if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
             continue
-        if a != b and not (cond.broadcast and 1 in (a, b)):
+        if not _satisfied(cond, a, b):
             return tuple(zip(names, values, strict=True))
     return None
 

@@ -56,10 +56,11 @@ class Unifier:
         self.unions += 1
         return ra
 
-    def require(self, a: Dim, b: Dim, broadcast: bool = False) -> None:
-        """Note that the shapes hold only when a == b (or, with `broadcast`, when a and b broadcast)."""
+    def require(self, a: Dim, b: Dim, broadcast: bool = False, at_most: bool = False) -> None:
+        """Note that the shapes hold only when a == b (with `broadcast`: when a and b broadcast; with `at_most`:
+        when a <= b)."""
         if a is not None and b is not None:
-            self.conditions.append(Condition(a, b, broadcast))
+            self.conditions.append(Condition(a, b, broadcast, at_most))
 
     def canonical(self, x: Dim) -> Dim:
         return self.find(x) if isinstance(x, Expr) else x

@@ -236,8 +236,9 @@ class GraphLspServer(LanguageServer):
         """The model's view, rendered again when the file changed since (or the fold size cap did). On the
         worker thread. Raises OSError."""
         view = self.views.pop(path, None)
-        if view is None or not view.current() or view.analysis.fold_size_cap != cap:
-            view = render(path, cap)
+        sizes = self.settings_for(Path(path).as_uri()).sizes  # `dims`: the sizes to check the model at
+        if view is None or not view.current() or view.analysis.fold_size_cap != cap or view.analysis.sizes != sizes:
+            view = render(path, cap, sizes)
         self.views[path] = view  # the most recently used last
         shown = {s.path for s in list(self.docs.values()) if s.view is not None}
         spare = [p for p in self.views if p not in shown and p != path]
@@ -305,7 +306,7 @@ class GraphLspServer(LanguageServer):
         elif a is not None:
             try:
                 settings = self.settings_for(state.uri)
-                if settings.fold_size_cap != a.fold_size_cap or settings.sizes != (a.sizes or settings.sizes):
+                if settings.fold_size_cap != a.fold_size_cap or settings.sizes != a.sizes:
                     # a setting changed (the cap, the input sizes `dims`): evaluate again under the new one
                     a = state.analysis = Analysis(a.doc, settings.fold_size_cap, sizes=settings.sizes)
                 path = views.fs_path(state.uri) or state.uri
@@ -322,7 +323,8 @@ class GraphLspServer(LanguageServer):
         settings = self.settings_for(state.uri)
         view = state.view
         assert view is not None
-        if settings.fold_size_cap != view.analysis.fold_size_cap:  # the setting changed: render under the new cap
+        if settings.fold_size_cap != view.analysis.fold_size_cap or settings.sizes != view.analysis.sizes:
+            # a setting changed (the cap, the sizes `dims`): render under the new one
             view = self.view_or_error(state.path, settings.fold_size_cap)
             state.show(view)
         diags = finalize(views.diagnostics(view, state.path), "", state.path, settings)

@@ -45,6 +45,7 @@ def unary(ctx: InferenceContext) -> None:
             ctx.set_output_value(0, x.sv, x.const)
             if ctx.outputs[0] is not None:
                 ctx.outputs[0].items = x.items
+                ctx.outputs[0].bounds = x.bounds
     elif ctx.op == "Neg":
         _sv_unary(ctx, d.neg)
     elif ctx.op == "Abs":

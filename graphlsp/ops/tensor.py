@@ -351,6 +351,15 @@ def _pass_sv(ctx: InferenceContext, src: int = 0, dst: int = 0) -> None:
     x = ctx.inputs[src] if src < len(ctx.inputs) else None
     if x is not None and x.sv is not None:
         _set_value(ctx, dst, sv=x.sv)
+    _pass_bounds(ctx, src, dst)
+
+
+def _pass_bounds(ctx: InferenceContext, src: int = 0, dst: int = 0) -> None:
+    """The output's elements are some of the input's (moved, repeated, cast between ints): the same bounds."""
+    x = ctx.inputs[src] if src < len(ctx.inputs) else None
+    out = ctx.outputs[dst] if dst < len(ctx.outputs) else None
+    if x is not None and x.bounds is not None and out is not None:
+        out.bounds = x.bounds
 
 
 def _fold(ctx: InferenceContext, fn: Callable[..., Any], inputs: Sequence[int], out: int = 0) -> bool:
@@ -391,6 +400,8 @@ def _cast_values(ctx: InferenceContext, to: int | None) -> None:
     whole = (TensorProto.INT64, TensorProto.INT32, TensorProto.FLOAT, TensorProto.DOUBLE)
     if sv is not None and ctx.input_elem(0) in INT_ELEMS | set(whole) and to in whole:
         _set_value(ctx, 0, sv=sv)
+    if ctx.input_elem(0) in INT_ELEMS and to in (TensorProto.INT64, TensorProto.INT32):
+        _pass_bounds(ctx)
 
 
 @shape_fn("Cast")
@@ -616,6 +627,7 @@ def transpose(ctx: InferenceContext) -> None:
     if len(set(perm)) != rank:
         raise ctx.fail("GL307", f"perm {perm} repeats an axis", attr="perm")
     ctx.set_output(0, tuple(shape[p] for p in perm))
+    _pass_bounds(ctx)
     sv = ctx.input_shape_value(0)
     if sv is not None:
         _move_values(ctx, sv, shape, lambda idx: np.transpose(idx, perm))
@@ -874,6 +886,7 @@ def slice_op(ctx: InferenceContext) -> None:
         e = ends[k] if ends is not None else None
         out[a] = _slice_len(shape[a], s, e, step_list[k]) if step_list is not None else None
     ctx.set_output(0, tuple(out))
+    _pass_bounds(ctx)
     _slice_values(ctx, shape, where, starts, ends, step_list)
 
 
@@ -919,6 +932,23 @@ def _check_indices(ctx: InferenceContext, dim: Dim, axis: int, data: int = 0, id
     return ints
 
 
+def _indices_in_bounds(ctx: InferenceContext, dim: Dim) -> None:
+    """Indices whose range is known (a Range over a dim, as position ids are made) must stay below the gathered
+    dim: a condition on the input dims (a position table bounds the sequence length)."""
+    x = ctx.inputs[1] if len(ctx.inputs) > 1 else None
+    if x is None or x.bounds is None or dim is None or x.sv is not None:
+        return
+    lo, hi = x.bounds
+    top = d.add(hi, 1)
+    if top is None or d.equal(top, dim) is True:
+        return
+    if (high := d.bounds(d.sub(top, dim))[1]) is not None and high <= 0:
+        return  # provably within
+    lowest = d.bounds(lo)[0]
+    if lowest is not None and lowest >= 0:  # (negative indices count from the end: not these)
+        ctx.refiner.unifier.require(top, dim, at_most=True)
+
+
 @shape_fn("Gather")
 def gather(ctx: InferenceContext) -> None:
     data, indices = ctx.input_shape(0), ctx.input_shape(1)
@@ -931,6 +961,7 @@ def gather(ctx: InferenceContext) -> None:
         ctx.set_output(0, None)
         return
     ctx.set_output(0, data[:axis] + indices + data[axis + 1 :])
+    _indices_in_bounds(ctx, data[axis])
     sv = ctx.input_shape_value(0)
     if sv is not None and len(data) == 1 and ints is not None and all(-len(sv) <= i < len(sv) for i in ints):
         _set_value(ctx, 0, sv=tuple(sv[i] for i in ints))
@@ -1009,6 +1040,7 @@ def expand(ctx: InferenceContext) -> None:
         raise ctx.fail("GL301", f"{ctx.describe_input(0)} does not broadcast to the shape {_dims_str(target)}",
                        input=1) from None  # fmt: skip
     ctx.set_output(0, out)
+    _pass_bounds(ctx)
     if out is not None and all(isinstance(x, int) for x in out) and math.prod(out) <= CONST_CAP:  # type: ignore[arg-type]
         _fold(ctx, lambda x, _: np.broadcast_to(x, out).copy(), [0, 1])  # type: ignore[arg-type]
 
@@ -1304,6 +1336,9 @@ def range_op(ctx: InferenceContext) -> None:
     n = _range_len(start, limit, delta)
     ctx.set_output(0, (n,))
     ints = ctx.input_elem(0) in INT_ELEMS and isinstance(delta, int) and not isinstance(start, float)
+    out = ctx.outputs[0]
+    if ints and isinstance(delta, int) and delta > 0 and start is not None and limit is not None and out is not None:
+        out.bounds = (start, d.sub(limit, 1))  # every element in [start, limit - 1] (none when empty)
     if isinstance(n, int) and n <= SV_CAP and ints and start is not None:
         _set_value(ctx, 0, sv=tuple(d.add(start, i * delta) for i in range(n)))
     _fold(ctx, lambda a, b, c: np.arange(a.item(), b.item(), c.item(), dtype=a.dtype), [0, 1, 2])

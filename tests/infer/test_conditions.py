@@ -19,6 +19,8 @@ def holds(cond: Condition, name: str, v: int) -> bool | None:
     assert isinstance(a, int) and isinstance(b, int)
     if a < 1 or b < 1:
         return None
+    if cond.at_most:
+        return a <= b
     return a == b or (cond.broadcast and 1 in (a, b))
 
 
@@ -108,10 +110,19 @@ def exprs(draw: st.DrawFn, depth: int = 2) -> d.Dim:
     return x
 
 
-@settings(max_examples=150, deadline=None)
-@given(exprs(), exprs(), st.booleans())
-def test_solver_matches_brute_force(a: d.Dim, b: d.Dim, broadcast: bool) -> None:
-    cond = Condition(a, b, broadcast)
+def test_indices_below_a_table() -> None:
+    cond = Condition(d.add(H, 3), 64, at_most=True)  # Range(3, height + 3) gathers from 64 rows
+    sol = solve(cond, "height")
+    assert sol is not None and sol.describe("height") == "height must be at most 61"
+    agrees(cond)
+    grows = solve(Condition(64, d.mul(2, H), at_most=True), "height")
+    assert grows is not None and grows.describe("height") == "height must be at least 32"
+
+
+@settings(max_examples=200, deadline=None)
+@given(exprs(), exprs(), st.sampled_from(["eq", "broadcast", "at_most"]))
+def test_solver_matches_brute_force(a: d.Dim, b: d.Dim, kind: str) -> None:
+    cond = Condition(a, b, kind == "broadcast", kind == "at_most")
     sol = solve(cond, "height")
     if sol is None:
         return  # not proved: nothing is claimed
