@@ -91,12 +91,13 @@ def fold_binary(path: str, cap: int) -> tuple[bytes, FoldResult, bool]:
     from onnx import ModelProto
 
     from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.external import has_external
     from graphlsp.binary.read import read_model
 
     model, _ = read_model(path)
     proto = ModelProto()
     proto.ParseFromString(Path(path).read_bytes())
-    external = any(t.data_location == t.EXTERNAL for t in proto.graph.initializer)
+    external = has_external(proto)
     result = fold_proto(ModelAnalysis(model, [], cap), proto)
     return proto.SerializeToString(), result, external
 

@@ -14,6 +14,13 @@ import numpy as np
 import onnx
 from onnx import TypeProto, helper
 
+from graphlsp.binary.external import has_external
+
+
+class ExternalDataRefused(ValueError):
+    """A node handed to onnx.reference still refers to external data."""
+
+
 _ORT_FREE = {"log": lambda *args: None, "verbose": 0, "new_ops": None, "existing_functions": {}}
 
 
@@ -54,7 +61,11 @@ def run_node(
     outer: dict[str, Any] | None = None, functions: list[onnx.FunctionProto] | None = None,
 ) -> list[Any]:  # fmt: skip
     """Evaluate one node. `inputs` are in the node's input order (None for an empty slot); `outer` holds the
-    outer-scope values its subgraphs read; `functions` the model-local functions it may call."""
+    outer-scope values its subgraphs read; `functions` the model-local functions it may call. A tensor with
+    external data anywhere in them is refused (ExternalDataRefused): onnx would load it relative to the working
+    directory; callers embed the data they resolved (`binary.write`'s `embed`)."""
+    if has_external(node) or any(has_external(f) for f in functions or ()):
+        raise ExternalDataRefused(f"node '{node.name or node.op_type}' holds a tensor with external data")
     if not outer and not functions and node.domain in ("", "ai.onnx") and not _has_subgraph(node):
         cls = _op_class(node.op_type, version)
         if cls is not None:

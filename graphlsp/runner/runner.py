@@ -503,7 +503,7 @@ class Runner:
         from graphlsp.binary.write import node_proto
 
         return node_proto(node, self._binding() if any(isinstance(a.value, Ref) for a in node.attributes.values())
-                          else None)  # fmt: skip
+                          else None, embed=True)  # fmt: skip
 
     def _function_protos(self) -> list[Any]:
         if self._functions is None:
@@ -512,7 +512,7 @@ class Runner:
             self._functions = []
             for fn in self.model.functions.values():
                 try:
-                    self._functions.append(function_proto(fn))
+                    self._functions.append(function_proto(fn, embed=True))
                 except WriteError:
                     continue
         return self._functions
