@@ -27,6 +27,7 @@ from graphlsp.infer.attrs import Ref, attribute_values
 from graphlsp.infer.types import TensorType
 from graphlsp.ops.signature import signature
 from graphlsp.runner import kernels, tensors
+from graphlsp.runner.budget import Budget, BudgetExceeded
 from graphlsp.runner.kernels import KernelError
 
 DEFAULT_CAP = 1 << 20  # bytes: the largest value the runner builds
@@ -376,6 +377,9 @@ class Runner:
                 outs = self._kernel(node, args, outer)
         except KernelError as e:
             return [NOT_CONST] * n_out, str(e)
+        except BudgetExceeded as e:
+            self.refused[node] = str(e)
+            return [NOT_CONST] * n_out, None
         except (IndexError, ZeroDivisionError) as e:
             return [NOT_CONST] * n_out, (str(e).splitlines()[0] if str(e) else type(e).__name__)
         except Exception as e:  # a kernel that does not support this case: not a finding on the model
@@ -415,10 +419,45 @@ class Runner:
             trip = args[0] if args else None
             if not (isinstance(trip, np.ndarray) and trip.size == 1 and 0 <= int(trip.reshape(-1)[0]) <= LOOP_LIMIT):
                 return f"a Loop needs a trip count of at most {LOOP_LIMIT}"
+        why = self._static_refusal(node)
+        if why:
+            return why
+        if node.subgraphs or node.function is not None:
+            why = self._nested_refusal(node)
+            if why:
+                return why
         if op == "Dropout" and len(args) > 2 and isinstance(args[2], np.ndarray) and bool(args[2].reshape(-1)[0]):
             ratio = args[1] if len(args) > 1 and isinstance(args[1], np.ndarray) else None
             if ratio is None or float(ratio.reshape(-1)[0]) != 0.0:
                 return "non-deterministic: Dropout in training mode"
+        return ""
+
+    def _static_refusal(self, node: Node) -> str:
+        """Why the node's attributes alone forbid running it (work they set without bound), or ""."""
+        if node.op_type == "TfIdfVectorizer" and node.domain == "":
+            return _tfidf_refusal(self.attributes(node))
+        return ""
+
+    def _nested_refusal(self, node: Node) -> str:
+        """`_static_refusal` of any node in the node's bodies and in the functions it calls, however deep: onnx
+        builds a body's kernels when it runs it, out of the runner's sight."""
+        seen: set[Any] = set()
+        stack = [n for gs in node.subgraphs.values() for g in gs for n in g.nodes]
+        if node.function is not None and node.function.body is not None:
+            seen.add(node.function.key)
+            stack.extend(node.function.body.nodes)
+        while stack:
+            n = stack.pop()
+            why = self._static_refusal(n)
+            if why:
+                return why
+            for graphs in n.subgraphs.values():
+                for g in graphs:
+                    stack.extend(g.nodes)
+            fn = n.function
+            if fn is not None and fn.body is not None and fn.key not in seen:
+                seen.add(fn.key)
+                stack.extend(fn.body.nodes)
         return ""
 
     def _bound(self, node: Node, args: list[Any]) -> int | None:
@@ -453,7 +492,7 @@ class Runner:
             opsets[""] = max(opsets.get("", 11), 11)
         self.stats.reference += 1
         functions = self._function_protos() if node.function is not None or node.subgraphs else []
-        outs = run_node(proto, args, version, opsets, outer, functions)
+        outs = run_node(proto, args, version, opsets, outer, functions, Budget(self.size_cap))
         if node.op_type == "Loop":
             outs = [self._loop_scan_shape(node, i, x) for i, x in enumerate(outs)]
         return outs
@@ -581,6 +620,24 @@ def _shape_value(ty: Any, sv: tuple[Any, ...]) -> np.ndarray | None:
 
 
 DESCRIBED = frozenset({"ConstantOfShape", "Expand", "Tile", "Range"})  # outputs sized by an input's values
+
+
+def _tfidf_refusal(attrs: dict[str, Any]) -> str:
+    """TfIdfVectorizer's pool ranges as onnxruntime checks them when it loads the model: onnx.reference's kernel
+    walks each range in Python while it is built, so a count of 2**63 - 1 would never end."""
+    pool = attrs.get("pool_int64s")
+    if pool is None:
+        pool = attrs.get("pool_strings")
+    total = len(pool) if pool is not None else 0
+    counts = [int(x) for x in attrs.get("ngram_counts") or []]
+    for i, start in enumerate(counts):
+        end = counts[i + 1] if i + 1 < len(counts) else total
+        if not 0 <= start <= end <= total:
+            return f"TfIdfVectorizer: ngram_counts out of the pool's bounds for {i + 1}-grams"
+    indexes = [int(x) for x in attrs.get("ngram_indexes") or []]
+    if any(x < 0 for x in indexes):
+        return "TfIdfVectorizer: a negative ngram_indexes entry"
+    return ""
 
 
 def _iterated(node: Node, args: list[Any]) -> int | None:
