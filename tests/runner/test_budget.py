@@ -17,6 +17,7 @@ from onnx import helper
 
 from graphlsp.analysis import ModelAnalysis
 from graphlsp.binary.read import read_model
+from graphlsp.infer.types import type_str
 
 WAIT = 60  # seconds: far over what a budgeted evaluation takes (~1 s), far under "never returns"
 
@@ -130,3 +131,43 @@ def test_a_loop_within_the_budget_still_runs(tmp_path: Path) -> None:
     assert model.graph is not None
     y = a.runner.value_of(model.graph.values["y"], a.refiner)
     assert y is not None and int(y) == 10 * sum(range(50))
+
+
+def _chain(n: int) -> onnx.ModelProto:
+    """f{n-1} calls f{n-2} ... calls f0, called on a constant whose value ConstantOfShape needs."""
+    ops = [helper.make_opsetid("", 17), helper.make_opsetid("local", 1)]
+    ceil = [helper.make_node("Cast", ["x"], ["xf"], to=T.FLOAT), helper.make_node("Ceil", ["xf"], ["cf"]),
+            helper.make_node("Cast", ["cf"], ["y"], to=T.INT64)]  # Ceil: a value only the runner computes
+    fns = [helper.make_function("local", "f0", ["x"], ["y"], ceil, ops)]
+    for i in range(1, n):
+        body = [helper.make_node(f"f{i - 1}", ["x"], ["t"], domain="local"), helper.make_node("Identity", ["t"], ["y"])]
+        fns.append(helper.make_function("local", f"f{i}", ["x"], ["y"], body, ops))
+    nodes = [_const("c", np.array([2, 3], dtype=np.int64)), helper.make_node(f"f{n - 1}", ["c"], ["s"], domain="local"),
+             helper.make_node("ConstantOfShape", ["s"], ["z"])]  # fmt: skip
+    graph = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("z", T.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=ops, functions=fns)
+
+
+def test_a_long_chain_of_functions_on_a_constant_stays_small(tmp_path: Path) -> None:
+    """Each evaluation of a call built an evaluator per model-local function and nested one per call level:
+    400 functions took 850 MB and ended in RecursionError (800: 3 GB). Calls nested deeper than the refiner's
+    limit are not evaluated; only the functions a call reaches are handed to onnx."""
+    path = tmp_path / "chain.onnx"
+    onnx.save(_chain(400), path)
+    code = (
+        "import resource, sys; from graphlsp.cli import main; code = main(['check', '--no-cache', '-j', '1', "
+        f"{str(path)!r}]); print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=WAIT)
+    peak_kib = int(done.stderr.strip().splitlines()[-1])
+    assert peak_kib < 300 * 1024, f"{peak_kib >> 10} MiB"
+
+
+def test_a_short_chain_of_functions_is_evaluated(tmp_path: Path) -> None:
+    path = tmp_path / "chain.onnx"
+    onnx.save(_chain(12), path)
+    model, findings = read_model(path)
+    a = ModelAnalysis(model, findings)
+    assert model.graph is not None
+    assert type_str(a.refiner.type_of(model.graph.values["z"])) == "float[2, 3]"
+    assert a.runner.stats.evaluations >= 1
