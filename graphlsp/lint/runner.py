@@ -71,11 +71,13 @@ def lint_text(
     return analysis, finalize(diags, text, path, settings)
 
 
-def lint_binary(path: str, settings: Settings, data: bytes | None = None) -> list[Diagnostic]:
+def lint_binary(path: str, settings: Settings, data: bytes | None = None, folder: str | None = None
+                ) -> list[Diagnostic]:  # fmt: skip
     """A binary model's diagnostics: read straight from its protobuf, located by node. Raises OSError.
 
-    With `data` (standard input) the model is those bytes and `path` only names it: there is no folder to read
-    external data from, which the reader reports."""
+    With `data` the model is those bytes and `path` only names it: external data is read from `folder` (the
+    model's own folder, for the bytes `--fix` is about to write over it); without one (standard input) there is
+    no folder to read external data from, which the reader reports."""
     from graphlsp.analysis import ModelAnalysis
     from graphlsp.binary.read import model_from_proto, read_model
     from graphlsp.lint.diagnostics import collect_binary
@@ -88,7 +90,7 @@ def lint_binary(path: str, settings: Settings, data: bytes | None = None) -> lis
 
             proto = ModelProto()
             proto.ParseFromString(data)
-            model, findings = model_from_proto(proto)
+            model, findings = model_from_proto(proto, folder)
     except OSError:
         raise
     except Exception as e:  # protobuf's DecodeError, RuntimeError from a malformed message
@@ -172,8 +174,9 @@ def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = 
                 except Exception:  # an unreadable model: lint_binary reports it
                     fixed, count = None, 0
                 if fixed is not None:
-                    return FileResult(path, lint_binary(path, settings, fixed), binary=True, fixed_bytes=fixed,
-                                      fixes=count)  # fmt: skip
+                    folder = os.path.dirname(os.path.realpath(path))  # the fixed bytes go beside its data
+                    return FileResult(path, lint_binary(path, settings, fixed, folder), binary=True,
+                                      fixed_bytes=fixed, fixes=count)  # fmt: skip
             return FileResult(path, lint_binary(path, settings), binary=True)
         except OSError as e:
             return FileResult(path, error=e.strerror or str(e))
