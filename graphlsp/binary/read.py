@@ -268,7 +268,7 @@ class _Reader:
                 else:
                     tensor = self.tensor(tp, f"{where} initializer '{tp.name}'", owner)
                 self._initializer(g, tp, tensor, owner)
-            for sp in gp.sparse_initializer:
+            for sp in gp.sparse_initializer:  # its type is the dense tensor's (the values' dims are [NNZ])
                 self._initializer(g, sp.values, _Sparse(sp), owner)
         for i, np_ in enumerate(gp.node):
             self._define(g, i, np_, scope)
@@ -310,7 +310,7 @@ class _Reader:
     def _initializer(self, g: Graph, tp: TensorProto, tensor: Tensor, owner: Node | None) -> None:
         name = tp.name
         first = g.values.get(name)
-        ty = TypeSpec("tensor", tp.data_type, tuple(tp.dims))
+        ty = TypeSpec("tensor", tensor.dtype, tuple(tensor.shape))
         if first is not None and first.kind == "input" and name not in g.initializers:
             first.is_initializer = True
             first.tensor = tensor
