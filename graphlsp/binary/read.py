@@ -23,6 +23,7 @@ import onnx
 from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
 
 from graphlsp.binary.external import ExternalData, is_external, locate, read_range
+from graphlsp.files import open_regular
 from graphlsp.graph import findings as F
 from graphlsp.graph import ops
 from graphlsp.graph.core import (
@@ -486,7 +487,7 @@ def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model,
     p = Path(path)
     proto = ModelProto()
     left: dict[tuple[int, ...], tuple[int, int]] = {}
-    with open(p, "rb") as f:
+    with open_regular(p) as f:
         size = os.fstat(f.fileno()).st_size
         if size >= strip_above and size > 0:
             with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:

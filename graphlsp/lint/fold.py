@@ -86,17 +86,17 @@ def fold_binary(path: str, cap: int) -> tuple[bytes, FoldResult, bool]:
     """`graphlsp fold` of a binary model file: the folded model's bytes, what folded, and whether its weights
     are in external data files (the output must then stay beside them). Raises OSError, and protobuf's
     DecodeError for a file that is not a model."""
-    from pathlib import Path
 
     from onnx import ModelProto
 
     from graphlsp.analysis import ModelAnalysis
     from graphlsp.binary.external import has_external
     from graphlsp.binary.read import read_model
+    from graphlsp.files import read_regular
 
     model, _ = read_model(path)
     proto = ModelProto()
-    proto.ParseFromString(Path(path).read_bytes())
+    proto.ParseFromString(read_regular(path))
     external = has_external(proto)
     result = fold_proto(ModelAnalysis(model, [], cap), proto)
     return proto.SerializeToString(), result, external

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphlsp import __version__
+from graphlsp.files import read_regular
 from graphlsp.lint.config import Settings
 from graphlsp.lint.diagnostics import Diagnostic, collect_analysis
 from graphlsp.lint.rules import rule
@@ -257,7 +258,7 @@ def _cache_dir(settings: Settings) -> Path:
 
 def _load_cached(path: str, settings: Settings) -> FileResult | None:
     try:
-        data = Path(path).read_bytes()
+        data = read_regular(path)
         entry = json.loads((_cache_dir(settings) / f"{_cache_key(data, settings)}.json").read_text())
     except (OSError, ValueError):
         return None
@@ -268,7 +269,7 @@ def _load_cached(path: str, settings: Settings) -> FileResult | None:
 
 def _store(result: FileResult, settings: Settings) -> None:
     try:
-        data = Path(result.path).read_bytes()
+        data = read_regular(result.path)
         folder = _cache_dir(settings)
         folder.mkdir(exist_ok=True)
         (folder / ".gitignore").write_text("*\n")
