@@ -83,8 +83,8 @@ def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
 
 
 def fold_binary(path: str, cap: int) -> tuple[bytes, FoldResult, bool]:
-    """`graphlsp fold` of a binary model file: the folded model's bytes, what folded, and whether its weights
-    are in external data files (the output must then stay beside them). Raises OSError, and protobuf's
+    """`graphlsp fold` of a binary model file: the folded model's bytes, what folded, and whether it still reads
+    external data files (the output must then stay beside them). Raises OSError, and protobuf's
     DecodeError for a file that is not a model."""
 
     from onnx import ModelProto
@@ -97,9 +97,10 @@ def fold_binary(path: str, cap: int) -> tuple[bytes, FoldResult, bool]:
     model, _ = read_model(path)
     proto = ModelProto()
     proto.ParseFromString(read_regular(path))
-    external = has_external(proto)
     result = fold_proto(ModelAnalysis(model, [], cap), proto)
-    return proto.SerializeToString(), result, external
+    # what the output still reads from external data files (in any tensor: initializers, Constant values of
+    # torch's convert_attribute=True, subgraphs, functions) ties it to the input's folder
+    return proto.SerializeToString(), result, has_external(proto)
 
 
 def fold_proto(a: ModelAnalysis, proto: ModelProto) -> FoldResult:
