@@ -105,6 +105,8 @@ def read_range(where: ExternalData, nbytes: int) -> bytes:
     """The bytes of `where` (its length, else `nbytes`), after checking the file again: still inside the
     model's folder, a regular file, long enough. Raises TensorError."""
     length = where.length if where.length is not None else nbytes
+    if length > nbytes:  # more than the tensor can hold (nbytes bounds every element type from above)
+        raise TensorError(f"external data length {length} exceeds the tensor's {nbytes} bytes; it is not read")
     path = where.path
     if where.base is not None and (os.path.realpath(path) != path or not inside(path, where.base)):
         raise TensorError("external data file moved outside the model's folder; it is not opened")

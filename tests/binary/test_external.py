@@ -15,6 +15,7 @@ import pytest
 from onnx import TensorProto, helper
 
 from graphlsp.cli import main
+from graphlsp.view import render
 
 SECRET = np.array([123456789, 987654321], dtype=np.int64)  # what the file outside the folder holds
 DOUBLED = [str(x) for x in SECRET * 2]  # what folding Add(c, c) would show
@@ -102,10 +103,12 @@ def test_external_data_outside_the_folder_is_never_opened_nor_shown(
         shapes = _run(capsys, "shapes", str(path))
         _run(capsys, "fold", str(path), "-o", str(folded))
         text = _run(capsys, "convert", str(path), "-")
+        view = render(str(path))  # what the language server shows: the view, its hints and hovers' values
+        shown_in_view = view.text + "".join(f.message for f in view.all_findings())
     finally:
         _WATCH[0] = False
     assert "GL107" in {d["code"] for d in json.loads(check.split("\n\n")[0] or "[]")} or "GL107" in check
-    for shown in (check, shapes, text):
+    for shown in (check, shapes, text, shown_in_view):
         assert not any(x in shown for x in DOUBLED), shown
     assert not any(x.encode() in folded.read_bytes() for x in DOUBLED)
     assert (SECRET * 2).tobytes() not in folded.read_bytes()
@@ -164,3 +167,22 @@ def test_onnx_reference_is_never_handed_external_data() -> None:
     node = helper.make_node("Constant", [], ["c"], value=_external("secret.bin"))
     with pytest.raises(ExternalDataRefused):
         run_node(node, [], 17, {"": 17})
+
+
+def test_external_data_longer_than_its_tensor_is_not_read(layout: Path) -> None:
+    """A length past what the tensor's dims can hold would have the reader copy it all (a 2-element tensor
+    naming gigabytes of a file in its folder): refused, the value unknown."""
+    from graphlsp.binary.read import read_model
+
+    (layout / "m" / "big.bin").write_bytes(bytes(1 << 20))
+    t = _external("big.bin")
+    next(e for e in t.external_data if e.key == "length").value = str(1 << 20)
+    m = _model("data.bin", "top")
+    m.graph.node[0].attribute[0].t.CopyFrom(t)
+    path = layout / "m" / "model.onnx"
+    onnx.save(m, path)
+    model, _ = read_model(path)
+    assert model.graph is not None
+    value = model.graph.nodes[0].attributes["value"].value
+    with pytest.raises(ValueError, match="exceeds"):
+        value.numpy()  # type: ignore[union-attr]
