@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,8 +85,10 @@ def decode(data: bytes) -> tuple[str, tuple[str, str, int] | None]:
 
 def read_source(path: str | Path) -> Source:
     """Read a model file; raises OSError when it cannot be read at all."""
+    from graphlsp.files import read_regular
+
     p = Path(path)
-    data = p.read_bytes()
+    data = read_regular(p)
     if p.suffix == ".onnx":
         import onnx
         import onnx.printer
@@ -110,7 +113,7 @@ def find_model_files(paths: list[str]) -> tuple[list[str], list[str]]:
                 str(f) for f in sorted(p.rglob("*")) if f.suffix in (*MODEL_SUFFIXES, LIBRARY_SUFFIX) and f.is_file()
                 and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )  # fmt: skip
-        elif p.is_file():
+        elif p.is_file() or os.path.lexists(p):
             files.append(str(p))
         else:
             missing.append(raw)

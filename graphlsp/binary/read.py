@@ -1,8 +1,9 @@
 """The binary front end: a ModelProto straight to the IR, nothing printed, no weight read.
 
 Tensors stay protobuf messages until someone asks for their elements (`ProtoTensor`); external data is only
-located (and its file size checked) here, and read through mmap when a value is asked for. A reference that
-leaves the model's folder (an absolute path, `..`, a symlink pointing out) is a finding and is never opened.
+located (and its file size checked) here by `binary.external`, and read through mmap when a value is asked for.
+A reference that leaves the model's folder (an absolute path, `..`, a symlink pointing out), or names anything
+but a regular file, is a finding and is never opened.
 
 Structural findings are those of the text front end that a binary can have (undefined, duplicate and unordered
 values, unknown ops and domains, outputs never produced) plus what only binaries have: external data that is
@@ -21,6 +22,8 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
 
+from graphlsp.binary.external import ExternalData, is_external, locate, read_range
+from graphlsp.files import open_regular
 from graphlsp.graph import findings as F
 from graphlsp.graph import ops
 from graphlsp.graph.core import (
@@ -38,7 +41,7 @@ from graphlsp.graph.core import (
 )
 from graphlsp.graph.findings import Finding
 from graphlsp.graph.resolve import resolve_op
-from graphlsp.graph.tensor import Tensor, TensorError, location_problem
+from graphlsp.graph.tensor import Tensor, TensorError
 
 NEGATIVE_DIM, EXTERNAL_DATA, UNUSED_INITIALIZER = F.NEGATIVE_DIM, F.EXTERNAL_DATA, F.UNUSED_INITIALIZER
 
@@ -49,17 +52,6 @@ _KIND = {
     AttributeProto.STRINGS: "strings", AttributeProto.TENSORS: "tensors", AttributeProto.GRAPHS: "graphs",
     AttributeProto.TYPE_PROTOS: "type_protos", AttributeProto.SPARSE_TENSORS: "sparse_tensors",
 }  # fmt: skip
-
-
-class ExternalData:
-    """Where an external tensor's bytes are: a checked path inside the model's folder, offset and length."""
-
-    __slots__ = ("path", "offset", "length")
-
-    def __init__(self, path: str, offset: int, length: int | None) -> None:
-        self.path = path
-        self.offset = offset
-        self.length = length
 
 
 class ProtoTensor(Tensor):
@@ -104,6 +96,17 @@ class ProtoTensor(Tensor):
         proto.raw_data = _read_range(where, self.nbytes)
         return proto
 
+    def embedded(self) -> TensorProto:
+        """The message with its data in it (external data read through the checks of `binary.external`);
+        raises TensorError when the data may not or cannot be had."""
+        if self.problem:
+            raise TensorError(self.problem)
+        if self.external or self.inline:
+            if self.where is None:
+                raise TensorError("external data without a location")
+            return self._with_data(self.where)
+        return self.proto
+
     def to_proto(self) -> TensorProto:
         """The message as the file has it (external data stays a reference; inline data is read back)."""
         if self.inline and self.where is not None:
@@ -112,18 +115,7 @@ class ProtoTensor(Tensor):
 
 
 def _read_range(where: ExternalData, nbytes: int) -> bytes:
-    length = where.length if where.length is not None else nbytes
-    try:
-        with open(where.path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if where.offset + length > size:
-                raise TensorError(f"external data file '{where.path}' is too short")
-            if length == 0:
-                return b""
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-                return bytes(m[where.offset : where.offset + length])
-    except OSError as e:
-        raise TensorError(f"cannot read external data: {e}") from None
+    return read_range(where, nbytes)
 
 
 def type_spec(proto: TypeProto) -> TypeSpec | None:
@@ -187,7 +179,7 @@ class _Reader:
         self.left_in_file = left_in_file or {}
         self.findings: list[Finding] = []
         self.functions: dict[tuple[str, str, str], Function] = {}
-        self.checked_files: dict[str, int] = {}
+        self.checked_files: dict[str, int | None] = {}
 
     def emit(self, code: str, message: str, node: Node | None = None, detail: str = "", severity: str = "") -> None:
         self.findings.append(Finding(code, message, severity=severity, node=node, detail=detail))
@@ -196,49 +188,11 @@ class _Reader:
     def tensor(self, proto: TensorProto, where: str, node: Node | None = None) -> ProtoTensor:
         if proto.data_location != TensorProto.EXTERNAL:
             return ProtoTensor(proto)
-        entries = {e.key: e.value for e in proto.external_data}
-        location = entries.get("location", "")
-        problem = self._external_problem(location)
-        ext = None
-        if not problem:
-            assert self.base is not None
-            path = os.path.join(self.base, location)
-            try:
-                offset = int(entries.get("offset", "0") or 0)
-                length = int(entries["length"]) if entries.get("length") else None
-            except ValueError:
-                offset, length = 0, None
-                problem = f"external data of '{proto.name}' has a malformed offset or length"
-            ext = ExternalData(path, offset, length)
-            if not problem:
-                problem = self._short(ext, proto, location)
+        ext, problem = locate(proto, self.base, self.checked_files)
         t = ProtoTensor(proto, ext, problem)
         if problem:
             self.emit(EXTERNAL_DATA, problem, node, where)
         return t
-
-    def _external_problem(self, location: str) -> str:
-        if self.base is None:
-            return f"external data '{location}' cannot be read: the model was not read from a file"
-        problem = location_problem(location)
-        if problem:
-            return problem
-        real = os.path.realpath(os.path.join(self.base, location))
-        if os.path.commonpath([real, self.base]) != self.base:
-            return f"external data location '{location}' resolves outside the model's folder; it is not opened"
-        if not os.path.isfile(real):
-            return f"external data file '{location}' does not exist beside the model"
-        return ""
-
-    def _short(self, ext: ExternalData, proto: TensorProto, location: str) -> str:
-        size = self.checked_files.get(ext.path)
-        if size is None:
-            size = self.checked_files[ext.path] = os.path.getsize(ext.path)
-        need = ext.length if ext.length is not None else ProtoTensor(proto).nbytes
-        if ext.offset + need > size:
-            return (f"external data file '{location}' is too short for '{proto.name}': it needs bytes "
-                    f"{ext.offset}..{ext.offset + need}, the file has {size}")  # fmt: skip
-        return ""
 
     # ---- types
     def declared(self, vi: onnx.ValueInfoProto, where: str, node: Node | None = None) -> TypeSpec | None:
@@ -315,7 +269,7 @@ class _Reader:
                 else:
                     tensor = self.tensor(tp, f"{where} initializer '{tp.name}'", owner)
                 self._initializer(g, tp, tensor, owner)
-            for sp in gp.sparse_initializer:
+            for sp in gp.sparse_initializer:  # its type is the dense tensor's (the values' dims are [NNZ])
                 self._initializer(g, sp.values, _Sparse(sp), owner)
         for i, np_ in enumerate(gp.node):
             self._define(g, i, np_, scope)
@@ -357,7 +311,7 @@ class _Reader:
     def _initializer(self, g: Graph, tp: TensorProto, tensor: Tensor, owner: Node | None) -> None:
         name = tp.name
         first = g.values.get(name)
-        ty = TypeSpec("tensor", tp.data_type, tuple(tp.dims))
+        ty = TypeSpec("tensor", tensor.dtype, tuple(tensor.shape))
         if first is not None and first.kind == "input" and name not in g.initializers:
             first.is_initializer = True
             first.tensor = tensor
@@ -454,12 +408,15 @@ class _Sparse(Tensor):
     """A sparse tensor kept as its protobuf message (converted to dense when asked for)."""
 
     __slots__ = ("proto",)
+    sparse = True  # graph_proto writes it as a sparse initializer
 
     def __init__(self, proto: onnx.SparseTensorProto) -> None:
         super().__init__(proto.values.data_type, tuple(proto.dims), proto.values.name)
         self.proto = proto
 
     def numpy(self) -> np.ndarray:
+        if is_external(self.proto.values) or is_external(self.proto.indices):
+            raise TensorError("a sparse tensor's external data is not read")
         try:
             values = onnx.numpy_helper.to_array(self.proto.values)
             indices = onnx.numpy_helper.to_array(self.proto.indices).astype(np.int64)
@@ -530,7 +487,7 @@ def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model,
     p = Path(path)
     proto = ModelProto()
     left: dict[tuple[int, ...], tuple[int, int]] = {}
-    with open(p, "rb") as f:
+    with open_regular(p) as f:
         size = os.fstat(f.fileno()).st_size
         if size >= strip_above and size > 0:
             with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:

@@ -11,6 +11,13 @@ raw data is.
 Field numbers are onnx.proto's: ModelProto.graph = 7; GraphProto.node = 1, .initializer = 5; NodeProto.attribute
 = 5; AttributeProto.t = 5; TensorProto.float_data = 4, .raw_data = 9, .double_data = 10.
 A file this walk cannot follow (malformed, truncated) is handed whole to protobuf, whose error is the finding.
+
+The stripped message must parse to what protobuf makes of the file, field repeats included: protobuf merges the
+occurrences of a singular message field (ModelProto.graph twice: one graph whose nodes and initializers are
+both occurrences' in order; AttributeProto.t twice: one tensor), keeps the last of a singular bytes field
+(raw_data twice) and concatenates a repeated one (float_data packed in several pieces, or not packed). So the
+graph's counters run on across its occurrences, and a tensor is stripped only when exactly one field holds its
+elements and its attribute holds no other `t`; otherwise its bytes stay in the message for protobuf to read.
 """
 
 from __future__ import annotations
@@ -87,9 +94,13 @@ def _fields(buf: memoryview, pos: int, end: int):  # type: ignore[no-untyped-def
 
 
 def _tensor(buf: memoryview, start: int, stop: int, key: Key, ranges: dict[Key, tuple[int, int]]) -> bytes:
-    """A TensorProto's bytes without its large element field, whose range goes to `ranges`."""
+    """A TensorProto's bytes without its large element field, whose range goes to `ranges`; unchanged when more
+    than one field holds elements (protobuf keeps the last raw_data and joins float_data pieces)."""
+    fields = list(_fields(buf, start, stop))
+    if sum(1 for f in fields if f[0] in TENSOR_RAW) != 1:
+        return bytes(buf[start:stop])
     out = bytearray()
-    for tf, tw, tk, tp, ts in _fields(buf, start, stop):
+    for tf, tw, tk, tp, ts in fields:
         if tf in TENSOR_RAW and tw == 2 and ts - tp >= KEEP_BELOW and key not in ranges:
             ranges[key] = (tp, ts - tp)
         else:
@@ -107,8 +118,10 @@ def _node(buf: memoryview, start: int, stop: int, index: int, ranges: dict[Key, 
     for nf, nw, nk, np_, ns in _fields(buf, start, stop):
         if nf == NODE_ATTRIBUTE and nw == 2:
             body = bytearray()
-            for af, aw, ak, ap, as_ in _fields(buf, np_, ns):
-                if af == ATTRIBUTE_T and aw == 2:
+            fields = list(_fields(buf, np_, ns))
+            merged = sum(1 for f in fields if f[0] == ATTRIBUTE_T) > 1  # protobuf merges them: left as they are
+            for af, aw, ak, ap, as_ in fields:
+                if af == ATTRIBUTE_T and aw == 2 and not merged:
                     body += _message(ATTRIBUTE_T, _tensor(buf, ap, as_, (index, attr), ranges))
                 else:
                     body += buf[ak:as_]
@@ -125,12 +138,12 @@ def strip_weights(buf: memoryview) -> tuple[bytes, dict[Key, tuple[int, int]]]:
     out = bytearray()
     ranges: dict[Key, tuple[int, int]] = {}
     end = len(buf)
+    inits = nodes = 0  # across the graph field's occurrences: protobuf merges them into one graph
     for field, wire, key_start, payload, stop in _fields(buf, 0, end):
         if field != MODEL_GRAPH or wire != 2:
             out += buf[key_start:stop]
             continue
         graph = bytearray()
-        inits = nodes = 0
         for gf, gw, gk, gp, gs in _fields(buf, payload, stop):
             if gf == GRAPH_INITIALIZER and gw == 2:
                 graph += _message(GRAPH_INITIALIZER, _tensor(buf, gp, gs, (inits,), ranges))

@@ -2,6 +2,8 @@
 
 A tensor that came from a protobuf keeps its message (bytes untouched, external data references kept); one
 that came from text is converted by its own front end (`to_proto`); any other is written from its elements.
+Messages for onnx.reference are built with `embed`: external data is read in through `binary.external`'s
+checks, or the message is refused (WriteError); onnx never resolves a location itself.
 Attribute references (`@name`) stay references unless the caller binds them.
 """
 
@@ -13,8 +15,9 @@ import numpy as np
 import onnx
 from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto, helper
 
+from graphlsp.binary.external import has_external
 from graphlsp.graph.core import Attr, Function, Graph, Model, Node, Ref, TypeSpec, Value
-from graphlsp.graph.tensor import Tensor
+from graphlsp.graph.tensor import Tensor, TensorError
 
 _ATTR_TYPES = {
     "int": AttributeProto.INT, "float": AttributeProto.FLOAT, "string": AttributeProto.STRING,
@@ -29,9 +32,20 @@ class WriteError(ValueError):
     """The IR holds something protobuf cannot (an int past int64, a value of no attribute type)."""
 
 
-def tensor_proto(tensor: Tensor, name: str | None = None) -> TensorProto:
+def tensor_proto(tensor: Tensor, name: str | None = None, embed: bool = False) -> TensorProto:
+    """The tensor as protobuf. With `embed` (a message for onnx.reference), external data is read into it through
+    the checks of `binary.external`, or WriteError: onnx must never load external data itself."""
     make = getattr(tensor, "to_proto", None)
-    if make is not None:
+    if embed and tensor.external:
+        resolve = getattr(tensor, "embedded", None)
+        if resolve is None:
+            raise WriteError(f"the external data of '{tensor.name}' is not resolved")
+        try:
+            proto = TensorProto()
+            proto.CopyFrom(resolve())
+        except TensorError as e:
+            raise WriteError(str(e)) from None
+    elif make is not None:
         proto = make()
     else:
         proto = onnx.numpy_helper.from_array(np.asarray(tensor.numpy()))
@@ -90,8 +104,8 @@ def value_info(name: str, ty: TypeSpec | None) -> onnx.ValueInfoProto:
     return proto
 
 
-def attribute_proto(node: Node, attr: Attr, schema_type: int = 0) -> AttributeProto:
-    """One attribute as protobuf; subgraphs come from the node."""
+def attribute_proto(node: Node, attr: Attr, schema_type: int = 0, embed: bool = False) -> AttributeProto:
+    """One attribute as protobuf; subgraphs come from the node (`embed`: see `tensor_proto`)."""
     kind, value = attr.kind, attr.value
     proto = AttributeProto(name=attr.name)
     if isinstance(value, Ref):
@@ -116,18 +130,20 @@ def attribute_proto(node: Node, attr: Attr, schema_type: int = 0) -> AttributePr
         elif code == AttributeProto.STRINGS:
             proto.strings.extend(_bytes(x) for x in value)
         elif code == AttributeProto.TENSOR:
-            proto.t.CopyFrom(tensor_proto(value))
+            proto.t.CopyFrom(tensor_proto(value, embed=embed))
         elif code == AttributeProto.TENSORS:
-            proto.tensors.extend(tensor_proto(x) for x in value)
+            proto.tensors.extend(tensor_proto(x, embed=embed) for x in value)
         elif code == AttributeProto.SPARSE_TENSOR:
             proto.sparse_tensor.CopyFrom(value.to_proto())
+            if embed and has_external(proto.sparse_tensor):
+                raise WriteError(f"attribute '{attr.name}': a sparse tensor with external data")
         elif code == AttributeProto.GRAPH:
             graphs = node.subgraphs.get(attr.name) or []
             if not graphs:
                 raise WriteError(f"attribute '{attr.name}' has no graph")
-            proto.g.CopyFrom(graph_proto(graphs[0]))
+            proto.g.CopyFrom(graph_proto(graphs[0], embed))
         elif code == AttributeProto.GRAPHS:
-            proto.graphs.extend(graph_proto(g) for g in node.subgraphs.get(attr.name) or [])
+            proto.graphs.extend(graph_proto(g, embed) for g in node.subgraphs.get(attr.name) or [])
         elif code == AttributeProto.TYPE_PROTO:
             proto.tp.CopyFrom(type_proto(value))
         elif code == AttributeProto.TYPE_PROTOS:
@@ -143,8 +159,9 @@ def _bytes(x: Any) -> bytes:
     return x if isinstance(x, bytes) else str(x).encode("utf-8", "surrogateescape")
 
 
-def node_proto(node: Node, bound: dict[str, Any] | None = None) -> NodeProto:
-    """The node as protobuf; with `bound`, attribute references take the call's values (absent: the default)."""
+def node_proto(node: Node, bound: dict[str, Any] | None = None, embed: bool = False) -> NodeProto:
+    """The node as protobuf; with `bound`, attribute references take the call's values (absent: the default);
+    `embed`: see `tensor_proto`."""
     proto = NodeProto(op_type=node.op_type, domain=node.domain, overload=node.overload)
     if node.name is not None:
         proto.name = node.name
@@ -156,12 +173,12 @@ def node_proto(node: Node, bound: dict[str, Any] | None = None) -> NodeProto:
             if x is None:
                 continue
             if isinstance(x, Tensor):
-                x = x.numpy()
+                x = tensor_proto(x, embed=embed) if embed and x.external else x.numpy()
             if isinstance(x, np.ndarray):
                 x = onnx.numpy_helper.from_array(x)
             proto.attribute.append(helper.make_attribute(attr.name, x))
             continue
-        proto.attribute.append(attribute_proto(node, attr, _schema_type(node, attr.name)))
+        proto.attribute.append(attribute_proto(node, attr, _schema_type(node, attr.name), embed))
     return proto
 
 
@@ -177,23 +194,29 @@ def _declared(v: Value) -> TypeSpec | None:
     return v.type
 
 
-def graph_proto(graph: Graph) -> GraphProto:
+def graph_proto(graph: Graph, embed: bool = False) -> GraphProto:
     proto = GraphProto(name=graph.name)
     for v in graph.inputs:
         proto.input.append(value_info(v.name, v.type))
     for v in graph.initializers.values():
         if v.tensor is not None:
-            proto.initializer.append(tensor_proto(v.tensor, v.name))
+            if getattr(v.tensor, "sparse", False):
+                sparse = v.tensor.to_proto()  # type: ignore[attr-defined]
+                if embed and has_external(sparse):
+                    raise WriteError(f"sparse initializer '{v.name}' has external data")
+                proto.sparse_initializer.append(sparse)
+                continue
+            proto.initializer.append(tensor_proto(v.tensor, v.name, embed))
     for v, info in zip(graph.outputs, graph.output_infos, strict=False):
         proto.output.append(value_info(v.name, info.type))
     for info in graph.value_infos.values():
         proto.value_info.append(value_info(info.name, info.type))
     for node in graph.nodes:
-        proto.node.append(node_proto(node))
+        proto.node.append(node_proto(node, embed=embed))
     return proto
 
 
-def function_proto(fn: Function) -> FunctionProto:
+def function_proto(fn: Function, embed: bool = False) -> FunctionProto:
     proto = FunctionProto(name=fn.name, domain=fn.domain, overload=fn.overload)
     for k, version in fn.opset_imports.items():
         proto.opset_import.append(helper.make_opsetid(k, version))
@@ -215,7 +238,7 @@ def function_proto(fn: Function) -> FunctionProto:
         for info in body.value_infos.values():
             proto.value_info.append(value_info(info.name, info.type))
         for node in body.nodes:
-            proto.node.append(node_proto(node))
+            proto.node.append(node_proto(node, embed=embed))
     return proto
 
 

@@ -6,8 +6,6 @@ rest of the file is the same protobuf messages (weights untouched, external data
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from graphlsp.lint.config import Settings
 
 FIXABLE = {"GL210"}
@@ -18,13 +16,14 @@ def fix_binary(path: str, settings: Settings) -> tuple[bytes | None, int]:
     from onnx import ModelProto
 
     from graphlsp.binary.read import read_model
+    from graphlsp.files import read_regular
 
     _, findings = read_model(path)
     unused = {f.value for f in findings if f.code in FIXABLE and f.value and settings.enabled(f.code, path)}
     if not unused:
         return None, 0
     proto = ModelProto()
-    proto.ParseFromString(Path(path).read_bytes())
+    proto.ParseFromString(read_regular(path))
     graph = proto.graph
     used = {name for node in graph.node for name in node.input} | {o.name for o in graph.output}
     keep = [t for t in graph.initializer if t.name not in unused or t.name in used]

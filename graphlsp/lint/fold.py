@@ -83,22 +83,24 @@ def fold_edits(a: Analysis, only: set[Node] | None = None) -> FoldResult:
 
 
 def fold_binary(path: str, cap: int) -> tuple[bytes, FoldResult, bool]:
-    """`graphlsp fold` of a binary model file: the folded model's bytes, what folded, and whether its weights
-    are in external data files (the output must then stay beside them). Raises OSError, and protobuf's
+    """`graphlsp fold` of a binary model file: the folded model's bytes, what folded, and whether it still reads
+    external data files (the output must then stay beside them). Raises OSError, and protobuf's
     DecodeError for a file that is not a model."""
-    from pathlib import Path
 
     from onnx import ModelProto
 
     from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.external import has_external
     from graphlsp.binary.read import read_model
+    from graphlsp.files import read_regular
 
     model, _ = read_model(path)
     proto = ModelProto()
-    proto.ParseFromString(Path(path).read_bytes())
-    external = any(t.data_location == t.EXTERNAL for t in proto.graph.initializer)
+    proto.ParseFromString(read_regular(path))
     result = fold_proto(ModelAnalysis(model, [], cap), proto)
-    return proto.SerializeToString(), result, external
+    # what the output still reads from external data files (in any tensor: initializers, Constant values of
+    # torch's convert_attribute=True, subgraphs, functions) ties it to the input's folder
+    return proto.SerializeToString(), result, has_external(proto)
 
 
 def fold_proto(a: ModelAnalysis, proto: ModelProto) -> FoldResult:

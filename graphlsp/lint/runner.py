@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphlsp import __version__
+from graphlsp.files import read_regular
 from graphlsp.lint.config import Settings
 from graphlsp.lint.diagnostics import Diagnostic, collect_analysis
 from graphlsp.lint.rules import rule
@@ -73,11 +74,13 @@ def lint_text(
     return analysis, finalize(diags, text, path, settings)
 
 
-def lint_binary(path: str, settings: Settings, data: bytes | None = None) -> list[Diagnostic]:
+def lint_binary(path: str, settings: Settings, data: bytes | None = None, folder: str | None = None
+                ) -> list[Diagnostic]:  # fmt: skip
     """A binary model's diagnostics: read straight from its protobuf, located by node. Raises OSError.
 
-    With `data` (standard input) the model is those bytes and `path` only names it: there is no folder to read
-    external data from, which the reader reports."""
+    With `data` the model is those bytes and `path` only names it: external data is read from `folder` (the
+    model's own folder, for the bytes `--fix` is about to write over it); without one (standard input) there is
+    no folder to read external data from, which the reader reports."""
     from graphlsp.analysis import ModelAnalysis
     from graphlsp.binary.read import model_from_proto, read_model
     from graphlsp.lint.diagnostics import collect_binary
@@ -90,7 +93,7 @@ def lint_binary(path: str, settings: Settings, data: bytes | None = None) -> lis
 
             proto = ModelProto()
             proto.ParseFromString(data)
-            model, findings = model_from_proto(proto)
+            model, findings = model_from_proto(proto, folder)
     except OSError:
         raise
     except Exception as e:  # protobuf's DecodeError, RuntimeError from a malformed message
@@ -174,8 +177,9 @@ def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = 
                 except Exception:  # an unreadable model: lint_binary reports it
                     fixed, count = None, 0
                 if fixed is not None:
-                    return FileResult(path, lint_binary(path, settings, fixed), binary=True, fixed_bytes=fixed,
-                                      fixes=count)  # fmt: skip
+                    folder = os.path.dirname(os.path.realpath(path))  # the fixed bytes go beside its data
+                    return FileResult(path, lint_binary(path, settings, fixed, folder), binary=True,
+                                      fixed_bytes=fixed, fixes=count)  # fmt: skip
             return FileResult(path, lint_binary(path, settings), binary=True)
         except OSError as e:
             return FileResult(path, error=e.strerror or str(e))
@@ -260,7 +264,7 @@ def _load_cached(path: str, settings: Settings) -> FileResult | None:
     from graphlsp.source import decode
 
     try:
-        data = Path(path).read_bytes()
+        data = read_regular(path)
         entry = json.loads((_cache_dir(settings) / f"{_cache_key(data, settings)}.json").read_text())
     except (OSError, ValueError):
         return None
@@ -271,7 +275,7 @@ def _load_cached(path: str, settings: Settings) -> FileResult | None:
 
 def _store(result: FileResult, settings: Settings) -> None:
     try:
-        data = Path(result.path).read_bytes()
+        data = read_regular(result.path)
         folder = _cache_dir(settings)
         folder.mkdir(exist_ok=True)
         (folder / ".gitignore").write_text("*\n")

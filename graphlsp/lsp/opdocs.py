@@ -29,6 +29,7 @@ from lsprotocol import types as lsp
 from pygls.protocol import default_converter
 
 from graphlsp import query
+from graphlsp.files import read_regular_text
 from graphlsp.lint.runner import lint_library
 from graphlsp.lsp import convert, views
 from graphlsp.oplib import model as m
@@ -313,7 +314,7 @@ def declaration_location(ls: GraphLspServer, a: Analysis, offset: int) -> lsp.Lo
         text, lines = state.text, state.lines
     else:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = read_regular_text(path)
         except (OSError, UnicodeDecodeError):
             return None
         lines = convert.LspLines(text)

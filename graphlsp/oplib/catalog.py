@@ -38,11 +38,12 @@ def load(path: Path) -> m.Library:
     so the result is kept in the user's cache directory, keyed by the file's path and bytes, the grammar and
     graphlsp's version."""
     from graphlsp import __version__
+    from graphlsp.files import read_regular
     from graphlsp.oplib.checker import check_library
     from graphlsp.oplib.parser import cache_dir, grammar_digest, parse_file, parse_library
 
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError:
         return check_library(parse_file(path))
     h = hashlib.sha256(data)

@@ -26,6 +26,7 @@ import lark
 from lark import Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from graphlsp.files import read_regular_text
 from graphlsp.oplib import model as m
 
 SYNTAX = "GL601"  # the code of a syntax error in a library file (graphlsp check, the editor)
@@ -665,7 +666,7 @@ def parse_file(path: str | Path) -> m.Library:
     """A library file (UTF-8); an unreadable file is one problem."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = read_regular_text(p)
     except (OSError, UnicodeDecodeError) as e:
         lib = m.Library(p.stem, str(p))
         lib.problems.append(m.Problem(str(p), m.Loc(1, 1, 1, 1), f"cannot read the library: {e}", code=SYNTAX))

@@ -14,6 +14,14 @@ import numpy as np
 import onnx
 from onnx import TypeProto, helper
 
+from graphlsp.binary.external import has_external
+from graphlsp.runner import budget
+
+
+class ExternalDataRefused(ValueError):
+    """A node handed to onnx.reference still refers to external data."""
+
+
 _ORT_FREE = {"log": lambda *args: None, "verbose": 0, "new_ops": None, "existing_functions": {}}
 
 
@@ -52,9 +60,23 @@ def value_type(value: Any) -> TypeProto:
 def run_node(
     node: onnx.NodeProto, inputs: list[Any], version: int, opsets: dict[str, int],
     outer: dict[str, Any] | None = None, functions: list[onnx.FunctionProto] | None = None,
+    limits: budget.Budget | None = None,
 ) -> list[Any]:  # fmt: skip
     """Evaluate one node. `inputs` are in the node's input order (None for an empty slot); `outer` holds the
-    outer-scope values its subgraphs read; `functions` the model-local functions it may call."""
+    outer-scope values its subgraphs read; `functions` the model-local functions it may call. A tensor with
+    external data anywhere in them is refused (ExternalDataRefused): onnx would load it relative to the working
+    directory; callers embed the data they resolved (`binary.write`'s `embed`). With `limits`, the evaluation
+    and every body it runs are charged to that budget (BudgetExceeded when over)."""
+    if has_external(node) or any(has_external(f) for f in functions or ()):
+        raise ExternalDataRefused(f"node '{node.name or node.op_type}' holds a tensor with external data")
+    with budget.active(limits):
+        return _run_node(node, inputs, version, opsets, outer, functions)
+
+
+def _run_node(
+    node: onnx.NodeProto, inputs: list[Any], version: int, opsets: dict[str, int],
+    outer: dict[str, Any] | None, functions: list[onnx.FunctionProto] | None,
+) -> list[Any]:  # fmt: skip
     if not outer and not functions and node.domain in ("", "ai.onnx") and not _has_subgraph(node):
         cls = _op_class(node.op_type, version)
         if cls is not None:
@@ -71,9 +93,28 @@ def _has_subgraph(node: onnx.NodeProto) -> bool:
 
 @cache
 def _evaluator() -> Any:
+    """onnx's ReferenceEvaluator charging the active Budget (`runner.budget`) for each node it runs (its `_log`
+    hook is called once per node and once per output built) and each body or function body it enters. Subgraph
+    and function evaluators are made of the same class (onnx passes `evaluator_cls=self.__class__`), so nested
+    bodies are charged too."""
     from onnx.reference import ReferenceEvaluator
 
-    return ReferenceEvaluator
+    class Budgeted(ReferenceEvaluator):  # type: ignore[misc]
+        def _log(self, level: int, pattern: str, *args: Any) -> None:
+            b = budget.current()
+            if b is not None:
+                if level == 1:
+                    b.node()
+                elif level == 2 and pattern.startswith(" + ") and len(args) == 2:
+                    b.built(args[1])
+
+        def run(self, *args: Any, **kwargs: Any) -> Any:
+            b = budget.current()
+            if b is not None:
+                b.body()
+            return super().run(*args, **kwargs)
+
+    return Budgeted
 
 
 def _run_model(

@@ -27,11 +27,14 @@ from graphlsp.infer.attrs import Ref, attribute_values
 from graphlsp.infer.types import TensorType
 from graphlsp.ops.signature import signature
 from graphlsp.runner import kernels, tensors
+from graphlsp.runner.budget import Budget, BudgetExceeded
 from graphlsp.runner.kernels import KernelError
 
 DEFAULT_CAP = 1 << 20  # bytes: the largest value the runner builds
 CACHE_LIMIT = 1024  # bytes: values this small stay cached (TensorFlow's kMaxTensorSize)
 LOOP_LIMIT = 4096  # iterations: a Loop with a larger (or no) trip count is not run
+CALL_DEPTH = 32  # function calls one inside another (through bodies too) in one evaluation: the refiner's limit
+CALLED_FUNCTIONS = 256  # distinct model-local functions one evaluation may reach
 MAX_ROUNDS = 8  # re-inference rounds after an edit (each one's values may change what the next reads)
 RANDOM_OPS = frozenset({"Multinomial", "Bernoulli"})
 # ops whose output may be much larger than their inputs: without a static output type, they are not run
@@ -83,7 +86,8 @@ class Runner:
         self.moved: list[Node] = []
         self._attrs: dict[Node, tuple[object, dict[str, Any]]] = {}
         self._det: dict[Any, bool] = {}
-        self._functions: list[Any] | None = None
+        self._function_proto: dict[Any, Any] = {}  # FunctionProto by key, built when a call first needs it
+        self._calls: dict[Any, tuple[int, frozenset[Any]] | None] = {}  # per function: call depth, reachable keys
         self._displaced: dict[Value, Any] = {}  # answers outputs_of replaced during the refiner's rerun
 
     # ---- the refiner's protocol
@@ -376,6 +380,9 @@ class Runner:
                 outs = self._kernel(node, args, outer)
         except KernelError as e:
             return [NOT_CONST] * n_out, str(e)
+        except BudgetExceeded as e:
+            self.refused[node] = str(e)
+            return [NOT_CONST] * n_out, None
         except (IndexError, ZeroDivisionError) as e:
             return [NOT_CONST] * n_out, (str(e).splitlines()[0] if str(e) else type(e).__name__)
         except Exception as e:  # a kernel that does not support this case: not a finding on the model
@@ -415,10 +422,45 @@ class Runner:
             trip = args[0] if args else None
             if not (isinstance(trip, np.ndarray) and trip.size == 1 and 0 <= int(trip.reshape(-1)[0]) <= LOOP_LIMIT):
                 return f"a Loop needs a trip count of at most {LOOP_LIMIT}"
+        why = self._static_refusal(node)
+        if why:
+            return why
+        if node.subgraphs or node.function is not None:
+            why = self._nested_refusal(node) or self._call_refusal(node)
+            if why:
+                return why
         if op == "Dropout" and len(args) > 2 and isinstance(args[2], np.ndarray) and bool(args[2].reshape(-1)[0]):
             ratio = args[1] if len(args) > 1 and isinstance(args[1], np.ndarray) else None
             if ratio is None or float(ratio.reshape(-1)[0]) != 0.0:
                 return "non-deterministic: Dropout in training mode"
+        return ""
+
+    def _static_refusal(self, node: Node) -> str:
+        """Why the node's attributes alone forbid running it (work they set without bound), or ""."""
+        if node.op_type == "TfIdfVectorizer" and node.domain == "":
+            return _tfidf_refusal(self.attributes(node))
+        return ""
+
+    def _nested_refusal(self, node: Node) -> str:
+        """`_static_refusal` of any node in the node's bodies and in the functions it calls, however deep: onnx
+        builds a body's kernels when it runs it, out of the runner's sight."""
+        seen: set[Any] = set()
+        stack = [n for gs in node.subgraphs.values() for g in gs for n in g.nodes]
+        if node.function is not None and node.function.body is not None:
+            seen.add(node.function.key)
+            stack.extend(node.function.body.nodes)
+        while stack:
+            n = stack.pop()
+            why = self._static_refusal(n)
+            if why:
+                return why
+            for graphs in n.subgraphs.values():
+                for g in graphs:
+                    stack.extend(g.nodes)
+            fn = n.function
+            if fn is not None and fn.body is not None and fn.key not in seen:
+                seen.add(fn.key)
+                stack.extend(fn.body.nodes)
         return ""
 
     def _bound(self, node: Node, args: list[Any]) -> int | None:
@@ -452,8 +494,8 @@ class Runner:
             proto.op_type, version = "ScatterElements", 11
             opsets[""] = max(opsets.get("", 11), 11)
         self.stats.reference += 1
-        functions = self._function_protos() if node.function is not None or node.subgraphs else []
-        outs = run_node(proto, args, version, opsets, outer, functions)
+        functions = self._function_protos(node) if node.function is not None or node.subgraphs else []
+        outs = run_node(proto, args, version, opsets, outer, functions, Budget(self.size_cap))
         if node.op_type == "Loop":
             outs = [self._loop_scan_shape(node, i, x) for i, x in enumerate(outs)]
         return outs
@@ -503,19 +545,103 @@ class Runner:
         from graphlsp.binary.write import node_proto
 
         return node_proto(node, self._binding() if any(isinstance(a.value, Ref) for a in node.attributes.values())
-                          else None)  # fmt: skip
+                          else None, embed=True)  # fmt: skip
 
-    def _function_protos(self) -> list[Any]:
-        if self._functions is None:
-            from graphlsp.binary.write import WriteError, function_proto
+    def _function_protos(self, node: Node) -> list[Any]:
+        """The FunctionProtos of the model-local functions the node can reach (onnx's evaluator builds one
+        evaluator per function it is given, and hands each the others: never the whole model's)."""
+        from graphlsp.binary.write import WriteError, function_proto
 
-            self._functions = []
-            for fn in self.model.functions.values():
+        reached = self._reached(node)
+        if reached is None:
+            return []
+        out = []
+        for key in sorted(reached[1]):
+            proto = self._function_proto.get(key)
+            if proto is None:
+                fn = self.model.functions.get(key)
+                if fn is None:
+                    continue
                 try:
-                    self._functions.append(function_proto(fn))
+                    proto = self._function_proto[key] = function_proto(fn, embed=True)
                 except WriteError:
                     continue
-        return self._functions
+            out.append(proto)
+        return out
+
+    def _call_refusal(self, node: Node) -> str:
+        reached = self._reached(node)
+        if reached is None:
+            return "a function calls itself"
+        depth, keys = reached
+        if depth > CALL_DEPTH:
+            return f"function calls nested {depth} deep (at most {CALL_DEPTH} are evaluated)"
+        if len(keys) > CALLED_FUNCTIONS:
+            return f"{len(keys)} functions reached (at most {CALLED_FUNCTIONS} are evaluated)"
+        return ""
+
+    def _reached(self, node: Node) -> tuple[int, frozenset[Any]] | None:
+        """(how deep function calls nest from the node, through bodies too; the keys of every model-local
+        function reached), or None when a function reaches itself. Per function, memoized; no recursion, so a
+        chain of thousands of functions costs one walk."""
+        calls = _direct_calls([node])
+        depth, keys = 0, set[Any]()
+        for key in calls:
+            got = self._function_calls(key)
+            if got is None:
+                return None
+            depth = max(depth, got[0])
+            keys |= got[1]
+        return depth, frozenset(keys)
+
+    def _function_calls(self, root: Any) -> tuple[int, frozenset[Any]] | None:
+        memo = self._calls
+        if root in memo:
+            return memo[root]
+        functions = self.model.functions
+        stack: list[tuple[Any, bool]] = [(root, False)]
+        on_path: set[Any] = set()
+        while stack:
+            key, done = stack.pop()
+            if done:
+                on_path.discard(key)
+                fn = functions.get(key)
+                subs = _direct_calls(fn.body.nodes) if fn is not None and fn.body is not None else set()
+                result: tuple[int, frozenset[Any]] | None = (1, frozenset({key}))
+                for sub in subs:
+                    got = memo.get(sub)
+                    if got is None:
+                        result = None
+                        break
+                    assert result is not None
+                    result = (max(result[0], got[0] + 1), result[1] | got[1])
+                memo[key] = result
+                continue
+            if key in memo:
+                continue
+            if key in on_path:
+                memo[key] = None  # a cycle: the function reaches itself
+                continue
+            on_path.add(key)
+            stack.append((key, True))
+            fn = functions.get(key)
+            if fn is not None and fn.body is not None:
+                stack.extend((sub, False) for sub in _direct_calls(fn.body.nodes) if sub not in memo)
+        return memo.get(root)
+
+
+def _direct_calls(nodes: list[Node]) -> set[Any]:
+    """Keys of the model-local functions called by the nodes or inside their subgraphs (not inside the functions)."""
+    keys: set[Any] = set()
+    stack = list(nodes)
+    while stack:
+        n = stack.pop()
+        if n.function is not None and n.function.body is not None:
+            keys.add(n.function.key)
+        for graphs in n.subgraphs.values():
+            for g in graphs:
+                stack.extend(g.nodes)
+    return keys
 
 
 class _Pending:
@@ -581,6 +707,24 @@ def _shape_value(ty: Any, sv: tuple[Any, ...]) -> np.ndarray | None:
 
 
 DESCRIBED = frozenset({"ConstantOfShape", "Expand", "Tile", "Range"})  # outputs sized by an input's values
+
+
+def _tfidf_refusal(attrs: dict[str, Any]) -> str:
+    """TfIdfVectorizer's pool ranges as onnxruntime checks them when it loads the model: onnx.reference's kernel
+    walks each range in Python while it is built, so a count of 2**63 - 1 would never end."""
+    pool = attrs.get("pool_int64s")
+    if pool is None:
+        pool = attrs.get("pool_strings")
+    total = len(pool) if pool is not None else 0
+    counts = [int(x) for x in attrs.get("ngram_counts") or []]
+    for i, start in enumerate(counts):
+        end = counts[i + 1] if i + 1 < len(counts) else total
+        if not 0 <= start <= end <= total:
+            return f"TfIdfVectorizer: ngram_counts out of the pool's bounds for {i + 1}-grams"
+    indexes = [int(x) for x in attrs.get("ngram_indexes") or []]
+    if any(x < 0 for x in indexes):
+        return "TfIdfVectorizer: a negative ngram_indexes entry"
+    return ""
 
 
 def _iterated(node: Node, args: list[Any]) -> int | None:

@@ -514,7 +514,8 @@ class _Printer:
         if comment and comments is not None:
             comments.append(f"{attr}: {comment}")
         if data:
-            return ty + (f" {name}" if name else "") + f" {data}"
+            # without a name, external data needs `=`: `float[2] [...]` would read as a type and a list
+            return ty + (f" {name}" if name else " =" if data.startswith("[") else "") + f" {data}"
         return ty + (f" {name}" if name else " =")  # no data: `float[2] name` or `float[2] =` (still a tensor)
 
     def tensor_data(self, t: Tensor) -> tuple[str, str]:

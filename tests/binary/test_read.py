@@ -165,3 +165,32 @@ def test_a_truncated_or_garbled_file_is_an_error_not_a_crash(tmp_path: Path) -> 
         if i < 2:
             assert [d.code for d in diags] == ["GL106"]
 
+
+
+def test_a_sparse_initializer_has_its_dense_shape(tmp_path: Path) -> None:
+    """A sparse initializer is the dense tensor of its dims (the values' dims are [NNZ]): no false GL315 on a
+    model onnxruntime runs."""
+    import onnx
+    import onnxruntime as ort
+
+    values = helper.make_tensor("s", TensorProto.FLOAT, [2], [5.0, 7.0])
+    indices = helper.make_tensor("s_idx", TensorProto.INT64, [2], [1, 10])
+    sparse = helper.make_sparse_tensor(values, indices, [3, 4])
+    graph = helper.make_graph(
+        [helper.make_node("Add", ["x", "s"], ["y"])], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4])],
+    )  # fmt: skip
+    graph.sparse_initializer.append(sparse)
+    path = tmp_path / "sparse.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    dense = np.zeros(12, dtype=np.float32)
+    dense[[1, 10]] = [5.0, 7.0]
+    got = ort.InferenceSession(str(path)).run(None, {"x": np.zeros((3, 4), np.float32)})[0]
+    np.testing.assert_array_equal(got, dense.reshape(3, 4))  # the oracle: a valid model
+    model, findings = read_model(path)
+    a = ModelAnalysis(model, findings)
+    assert [f.code for f in a.findings() if f.severity in ("error", "warning")] == []
+    assert model.graph is not None
+    assert type_str(a.refiner.type_of(model.graph.values["s"])) == "float[3, 4]"
+    assert type_str(a.refiner.type_of(model.graph.values["y"])) == "float[3, 4]"

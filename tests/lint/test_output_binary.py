@@ -284,3 +284,24 @@ def test_stdin_cannot_be_mixed_with_paths(
     Path("a.onnxtxt").write_text(BROKEN_TEXT)
     code, _, err = run(capsys, "check", "-", "a.onnxtxt")
     assert code == 2 and "standard input" in err
+
+
+def test_fix_on_a_binary_with_external_data_reads_it_beside_the_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check --fix` lints the fixed bytes it writes over the model: their external data is the model's, in its
+    folder (was: a false GL107 for every external tensor and exit 1, so the fix hook failed every such model)."""
+    w = numpy_helper.from_array(np.arange(64, dtype=np.float32).reshape(8, 8), "w")
+    spare = numpy_helper.from_array(np.ones(64, dtype=np.float32), "spare")
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g", [_vi("x", [2, 8])],
+                              [_vi("y", [2, 8])], [w, spare])  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    path = tmp_path / "m.onnx"
+    onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True, location="m.data",
+                    size_threshold=0)  # fmt: skip
+    code, out, err = run(capsys, "check", "--no-cache", "-j", "1", "--fix", str(path))
+    assert "GL107" not in out + err
+    assert code == 0, out + err
+    fixed = onnx.load(path)  # the external data still found: every weight but the removed one
+    assert [t.name for t in fixed.graph.initializer] == ["w"]
+    np.testing.assert_array_equal(numpy_helper.to_array(fixed.graph.initializer[0]), np.arange(64).reshape(8, 8))

@@ -1,0 +1,62 @@
+"""Opening input files: only regular files, never more than a model can hold.
+
+A path can name a FIFO (opening it blocks until a writer comes, and the server with it), a device (`/dev/zero`
+reads without end), a folder or a socket. Every model, op library and cache input is opened here: the path is
+checked with `os.stat` first, then opened without blocking and checked again on the open descriptor (the path
+may have changed in between), and a file larger than `MAX_BYTES` is refused before it is read.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+from typing import BinaryIO
+
+MAX_BYTES = 2 << 30  # 2 GiB: protobuf's limit for a model; a text file this large is no model either
+
+
+class NotRegularFile(OSError):
+    """The path is not a regular file (a FIFO, a device, a folder, a socket), or it is too large to read."""
+
+
+def _check(st: os.stat_result, path: str | Path, limit: int) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRegularFile(errno.EINVAL, "not a regular file", str(path))
+    if st.st_size > limit:
+        raise NotRegularFile(errno.EFBIG, f"file too large ({st.st_size} bytes; at most {limit} are read)", str(path))
+
+
+def open_regular(path: str | Path, limit: int = MAX_BYTES) -> BinaryIO:
+    """The file opened for binary reading; raises NotRegularFile (an OSError) for anything but a regular file of
+    at most `limit` bytes, and OSError when it cannot be opened."""
+    _check(os.stat(path), path, limit)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        _check(os.fstat(fd), path, limit)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: str | Path, limit: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file (see `open_regular`)."""
+    with open_regular(path, limit) as f:
+        data = f.read(limit + 1)
+    if len(data) > limit:  # it grew after the check
+        raise NotRegularFile(errno.EFBIG, f"file too large (at most {limit} bytes are read)", str(path))
+    return data
+
+
+def read_regular_text(path: str | Path, limit: int = MAX_BYTES) -> str:
+    """A regular file's UTF-8 text (raises UnicodeDecodeError as `Path.read_text` does)."""
+    return read_regular(path, limit).decode("utf-8")
+
+
+def is_regular(path: str | Path) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
