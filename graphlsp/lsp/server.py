@@ -25,6 +25,7 @@ import itertools
 import json
 import logging
 import os
+import sys
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +44,7 @@ from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settin
 from graphlsp.lint.diagnostics import collect_analysis
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert, opdocs, views
-from graphlsp.lsp.protocol import ErrorReply, GraphLspProtocol, RawJSON
+from graphlsp.lsp.protocol import ChunkedStdin, ErrorReply, GraphLspProtocol, RawJSON
 from graphlsp.syntax.positions import LineIndex
 from graphlsp.view import BinaryView, render
 
@@ -710,7 +711,7 @@ def serve(tcp: str | None = None) -> None:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        server.start_io(stdin=ChunkedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
 
 
 @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)

@@ -4,6 +4,7 @@ the reason, not a null and a traceback in the log."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,3 +60,20 @@ def test_a_rename_that_cannot_be_done_is_an_error_with_the_reason(raw: RawClient
     assert raw.request(3, "textDocument/rename", ok)["result"]["changes"]
     raw.close()
     assert not [line for line in raw.stderr if "Traceback" in line], "".join(raw.stderr)
+
+
+@pytest.mark.parametrize("length", [10**20, 10**15])
+def test_a_content_length_beyond_an_index_or_memory_does_not_end_the_server(length: int) -> None:
+    """The body is read as it arrives: a length no client can send (beyond Py_ssize_t, or beyond memory) keeps the
+    server reading, not dead of OverflowError or MemoryError; the end of the input ends it normally."""
+    c = RawClient()
+    assert "result" in c.request(0, "initialize", {"capabilities": {}, "processId": None, "rootUri": None})
+    assert c.proc.stdin is not None
+    c.proc.stdin.write(b"Content-Length: %d\r\n\r\n{\"jsonrpc\": \"2.0\"" % length)
+    c.proc.stdin.flush()
+    with pytest.raises(subprocess.TimeoutExpired):
+        c.proc.wait(3)
+    c.proc.stdin.close()
+    assert c.proc.wait(30) == 0
+    c._errors.join(30)
+    assert not [line for line in c.stderr if "OverflowError" in line or "MemoryError" in line], "".join(c.stderr)
