@@ -174,6 +174,8 @@ class GraphLspServer(LanguageServer):
         self._settings: dict[str, Settings] = {}  # per document; emptied when any setting changes
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphlsp-analysis")
         self.views: dict[str, BinaryView] = {}  # path -> its latest rendering (touched on the worker thread only)
+        self.loop: asyncio.AbstractEventLoop | None = None  # the one messages are sent from (set at initialize)
+        self._config_errors_shown: set[str] = set()  # each shown once, until a setting changes
 
     @property
     def encoding(self) -> str:
@@ -284,11 +286,30 @@ class GraphLspServer(LanguageServer):
         path = views.fs_path(uri) or "."
         try:
             found = from_editor(load_settings(path if os.path.exists(path) else "."), self.options)
-        except ConfigError as e:
-            log.warning("%s", e)
+        except Exception as e:  # the file's diagnostics go on, with the defaults; the user is told why
+            if isinstance(e, ConfigError):
+                message = f"graphlsp: configuration error, default settings in use: {e}"
+            else:
+                log.exception("reading the settings failed")
+                message = f"graphlsp: reading the settings failed ({type(e).__name__}: {e}); default settings in use"
+            self._show_config_error(message)
             found = Settings()
         self._settings[uri] = found
         return found
+
+    def forget_settings(self) -> None:
+        self._settings.clear()
+        self._config_errors_shown.clear()
+
+    def _show_config_error(self, message: str) -> None:
+        """window/showMessage, once per message; from the event loop's thread (settings are also read on the
+        analysis worker's)."""
+        log.warning("%s", message)
+        if message in self._config_errors_shown or self.loop is None or self.loop.is_closed():
+            return
+        self._config_errors_shown.add(message)
+        params = lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message)
+        self.loop.call_soon_threadsafe(self.window_show_message, params)
 
     def compute_diagnostics(self, state: DocState) -> list[str]:
         """The document's diagnostics, each as the JSON text of an LSP Diagnostic; a failure inside graphlsp is
@@ -339,6 +360,7 @@ server = GraphLspServer()
 
 @server.feature(lsp.INITIALIZE)
 async def initialize(ls: GraphLspServer, params: lsp.InitializeParams) -> None:
+    ls.loop = asyncio.get_running_loop()
     if isinstance(params.initialization_options, dict):
         ls.options = dict(params.initialization_options.get("graphlsp", params.initialization_options))
     try:  # the once-per-process costs, paid before the client sends its first document
@@ -360,7 +382,7 @@ async def _fetch_configuration(ls: GraphLspServer) -> None:
         return
     if result and isinstance(result[0], dict):
         ls.options = {**ls.options, **result[0]}
-        ls._settings.clear()
+        ls.forget_settings()
 
 
 @server.feature(lsp.INITIALIZED)
@@ -373,7 +395,7 @@ async def configuration_changed(ls: GraphLspServer, params: lsp.DidChangeConfigu
     settings = params.settings
     if isinstance(settings, dict) and isinstance(settings.get("graphlsp"), dict):
         ls.options = {**ls.options, **settings["graphlsp"]}
-        ls._settings.clear()
+        ls.forget_settings()
     else:
         await _fetch_configuration(ls)
     for state in list(ls.docs.values()):
