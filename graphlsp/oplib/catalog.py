@@ -68,7 +68,7 @@ def load(path: Path) -> m.Library:
             with tmp.open("wb") as f:
                 pickle.dump(lib, f, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, cached)
-        except OSError:
+        except (OSError, RecursionError, pickle.PicklingError):  # not cached: read again next time
             with contextlib.suppress(OSError):
                 tmp.unlink()
     return lib
