@@ -490,7 +490,7 @@ class _Builder:
             if part is None:
                 continue
             if isinstance(part, Tree) and part.data == "version":
-                d.version = self.integer(part.children[0])
+                d.version = self.integer(part.children[0])  # type: ignore[arg-type]
             elif isinstance(part, Tree) and part.data == "arg":
                 d.args.append(None if str(part.children[0]) == "_" else str(part.children[0]))
             elif isinstance(part, Tree) and part.data == "outs":
@@ -513,9 +513,9 @@ class _Builder:
             if not isinstance(part, Tree):
                 continue
             if part.data == "since":
-                decl.since = self.integer(part.children[0])
+                decl.since = self.integer(part.children[0])  # type: ignore[arg-type]
             elif part.data == "until":
-                decl.until = self.integer(part.children[0])
+                decl.until = self.integer(part.children[0])  # type: ignore[arg-type]
             else:
                 self.member(decl, part)
         return decl
