@@ -346,7 +346,6 @@ def _shapes(args: argparse.Namespace) -> int:
 
 
 def _fold(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.lint.diagnostics import collect
