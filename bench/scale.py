@@ -1,13 +1,15 @@
 """`python -m bench scale`: how cost grows with size, each command as a whole process beside onnx's parser on the
 same text (also a whole process).
 
-Three texts, written to a temporary folder:
+Texts, written to a temporary folder:
 
 - chain: 100,000 nodes `x1 = Relu (x0)` ... (2.5 MB): `graphlsp check` within 3 s;
 - line: a 10 MB model on one line, a Constant of 1.2 million floats: `check` and `shapes` within 3 s and 500 MB;
 - literal: one 10 MB float literal (an initializer) that folds nothing: `fold` within 3 s and 500 MB (the literal
   is read once: one string in the syntax tree, its numbers converted at once when checked; a second run of the
   same command counts the conversions of a `{...}` list to numbers, which must be 1).
+- the literal with one syntax error, in the node after it or a stray character inside it: `check` within 3 s and
+  500 MB (recovery costs about what the clean parse does).
 
 Each figure is the best of `runs` runs (wall time, and that process's peak resident memory), so that a busy
 machine shows less. onnx's figure is `onnx.parser.parse_model` on the same text: parsing only, no checks.
@@ -105,6 +107,10 @@ def run(runs: int = 3) -> dict[str, Any]:
              [["check", "--no-cache", "--quiet"], ["shapes"]], BUDGET_S, BUDGET_MB),
             ("10 MB float literal", "literal.onnxtxt", literal(), [["fold", "-o", str(folder / "folded.onnxtxt")]],
              BUDGET_S, BUDGET_MB),
+            ("10 MB literal, 1 error", "broken.onnxtxt", literal().replace("(x, w)", "(x, w"),
+             [["check", "--no-cache", "--quiet"]], BUDGET_S, BUDGET_MB),
+            ("10 MB literal, 1 stray", "stray.onnxtxt", literal().replace(", ", ", $", 1),
+             [["check", "--no-cache", "--quiet"]], BUDGET_S, BUDGET_MB),
         ]  # fmt: skip
         for title, name, text, commands, seconds, mb in cases:
             path = folder / name

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,10 +82,10 @@ class Settings:
 
 
 def _relative(path: str, root: Path | None) -> str:
-    p = Path(path).resolve()
+    p = Path(os.path.realpath(path))  # Path.resolve raises RuntimeError on a symlink loop
     if root is not None:
         try:
-            return p.relative_to(root.resolve()).as_posix()
+            return p.relative_to(os.path.realpath(root)).as_posix()
         except ValueError:
             pass
     return Path(path).as_posix()
@@ -136,7 +137,7 @@ def _op_libraries(value: Any, root: Path | None, source: str) -> list[str]:
     out: list[str] = []
     for pattern in value:
         if any(ch in pattern for ch in "*?["):
-            found = sorted(str(p) for p in base.glob(pattern) if p.is_file())
+            found = sorted(str(p) for p in _glob(base, pattern, source) if p.is_file())
             if not found:
                 raise ConfigError(f"{source}: op-libraries: '{pattern}' matches no file")
             out += found
@@ -146,6 +147,17 @@ def _op_libraries(value: Any, root: Path | None, source: str) -> list[str]:
                 raise ConfigError(f"{source}: op-libraries: '{pattern}' is not a file")
             out.append(str(p))
     return list(dict.fromkeys(out))
+
+
+def _glob(base: Path, pattern: str, source: str) -> list[Path]:
+    """The files a glob names, relative to `base` unless absolute (Path.glob takes relative patterns only)."""
+    p = Path(pattern)
+    if p.is_absolute():
+        base, pattern = Path(p.anchor), str(p.relative_to(p.anchor))
+    try:
+        return list(base.glob(pattern))
+    except (ValueError, NotImplementedError, OSError) as e:
+        raise ConfigError(f"{source}: op-libraries: '{pattern}' is not a usable glob pattern ({e})") from None
 
 
 def _use_libraries(paths: list[str], source: str) -> None:
@@ -162,6 +174,10 @@ def _use_libraries(paths: list[str], source: str) -> None:
                           f"`python -m graphlsp.oplib check FILE` lists them):\n{shown}{more}")  # fmt: skip
 
 
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(x, str) for x in value)
+
+
 def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Settings:
     s = Settings(source=source)
     known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries",
@@ -171,7 +187,7 @@ def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Set
         raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
     for key in ("select", "ignore"):
         value = raw.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        if not _strings(value):
             raise ConfigError(f"{source}: {key} must be a list of rule codes or names")
         setattr(s, key, value)
     sev = raw.get("severity", {})
@@ -179,11 +195,11 @@ def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Set
         raise ConfigError(f"{source}: severity values must be one of {', '.join(SEVERITIES)}")
     s.severity = dict(sev)
     pfi = raw.get("per-file-ignores", {})
-    if not isinstance(pfi, dict) or not all(isinstance(v, list) for v in pfi.values()):
+    if not isinstance(pfi, dict) or not all(_strings(v) for v in pfi.values()):
         raise ConfigError(f"{source}: per-file-ignores maps glob patterns to lists of codes")
     s.per_file_ignores = dict(pfi)
     cap = raw.get("fold-size-cap", s.fold_size_cap)
-    if not isinstance(cap, int) or cap < 0:
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
         raise ConfigError(f"{source}: fold-size-cap must be a non-negative integer (bytes)")
     s.fold_size_cap = cap
     s.inlay_hints = bool(raw.get("inlay-hints", True))
@@ -220,7 +236,7 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
 
 def load_settings(start: str | Path) -> Settings:
     """The settings for files under `start`: the nearest graphlsp.toml or pyproject.toml with [tool.graphlsp]."""
-    here = Path(start).resolve()
+    here = Path(os.path.realpath(start))  # not Path.resolve: a symlink loop is a file that cannot be read
     if here.is_file():
         here = here.parent
     for folder in [here, *here.parents]:
@@ -229,15 +245,29 @@ def load_settings(start: str | Path) -> Settings:
             return _validate(_read(own), str(own), folder)
         py = folder / "pyproject.toml"
         if py.is_file():
-            data = _read(py)
-            table = data.get("tool", {}).get("graphlsp")
+            tool = _read(py).get("tool", {})
+            if not isinstance(tool, dict):
+                raise ConfigError(f"{py}: `tool` must be a table ([tool.graphlsp] holds graphlsp's settings)")
+            table = tool.get("graphlsp")
             if isinstance(table, dict):
                 return _validate(table, f"{py} [tool.graphlsp]", folder)
+            if table is not None:
+                raise ConfigError(f"{py}: tool.graphlsp must be a table of settings")
     return Settings()
 
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as e:
+        data = path.read_bytes()
+    except OSError as e:
         raise ConfigError(f"{path}: {e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text, as TOML must be (byte {e.start}: {e.reason})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: {e}") from None
+    except RecursionError:  # tomllib parses arrays and inline tables recursively
+        raise ConfigError(f"{path}: arrays or tables nested too deeply to read") from None

@@ -14,7 +14,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 from cattrs import transform_error
 from lsprotocol import types as lsp
@@ -128,3 +128,30 @@ class GraphLspProtocol(LanguageServerProtocol):
         result = writer.write(body)
         if result is not None:  # an awaitable from an async writer (websockets): let it run
             asyncio.ensure_future(result)
+
+
+class ChunkedStdin:
+    """Standard input for pygls's reader loop, whose body read is `stdin.read(Content-Length)`: a length beyond an
+    index (`Content-Length: 10**20`) raised OverflowError there, and one beyond memory MemoryError, and either ended
+    the server. Read in chunks instead, so that memory follows the bytes that arrive: a body that never comes in full
+    is read up to the end of the input, and the message that does not parse is logged, as any malformed one."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+
+    def readline(self) -> bytes:
+        return self._stream.readline()
+
+    def read(self, n: int) -> bytes:
+        if n <= self.CHUNK:
+            return self._stream.read(n)
+        parts: list[bytes] = []
+        while n > 0:
+            part = self._stream.read(min(n, self.CHUNK))
+            if not part:
+                break
+            parts.append(part)
+            n -= len(part)
+        return b"".join(parts)

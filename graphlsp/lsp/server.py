@@ -25,6 +25,7 @@ import itertools
 import json
 import logging
 import os
+import sys
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -43,7 +44,7 @@ from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settin
 from graphlsp.lint.diagnostics import collect_analysis
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert, opdocs, views
-from graphlsp.lsp.protocol import ErrorReply, GraphLspProtocol, RawJSON
+from graphlsp.lsp.protocol import ChunkedStdin, ErrorReply, GraphLspProtocol, RawJSON
 from graphlsp.syntax.positions import LineIndex
 from graphlsp.view import BinaryView, render
 
@@ -173,6 +174,8 @@ class GraphLspServer(LanguageServer):
         self._settings: dict[str, Settings] = {}  # per document; emptied when any setting changes
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="graphlsp-analysis")
         self.views: dict[str, BinaryView] = {}  # path -> its latest rendering (touched on the worker thread only)
+        self.loop: asyncio.AbstractEventLoop | None = None  # the one messages are sent from (set at initialize)
+        self._config_errors_shown: set[str] = set()  # each shown once, until a setting changes
 
     @property
     def encoding(self) -> str:
@@ -284,11 +287,30 @@ class GraphLspServer(LanguageServer):
         path = views.fs_path(uri) or "."
         try:
             found = from_editor(load_settings(path if os.path.exists(path) else "."), self.options)
-        except ConfigError as e:
-            log.warning("%s", e)
+        except Exception as e:  # the file's diagnostics go on, with the defaults; the user is told why
+            if isinstance(e, ConfigError):
+                message = f"graphlsp: configuration error, default settings in use: {e}"
+            else:
+                log.exception("reading the settings failed")
+                message = f"graphlsp: reading the settings failed ({type(e).__name__}: {e}); default settings in use"
+            self._show_config_error(message)
             found = Settings()
         self._settings[uri] = found
         return found
+
+    def forget_settings(self) -> None:
+        self._settings.clear()
+        self._config_errors_shown.clear()
+
+    def _show_config_error(self, message: str) -> None:
+        """window/showMessage, once per message; from the event loop's thread (settings are also read on the
+        analysis worker's)."""
+        log.warning("%s", message)
+        if message in self._config_errors_shown or self.loop is None or self.loop.is_closed():
+            return
+        self._config_errors_shown.add(message)
+        params = lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message)
+        self.loop.call_soon_threadsafe(self.window_show_message, params)
 
     def compute_diagnostics(self, state: DocState) -> list[str]:
         """The document's diagnostics, each as the JSON text of an LSP Diagnostic; a failure inside graphlsp is
@@ -341,6 +363,7 @@ server = GraphLspServer()
 
 @server.feature(lsp.INITIALIZE)
 async def initialize(ls: GraphLspServer, params: lsp.InitializeParams) -> None:
+    ls.loop = asyncio.get_running_loop()
     if isinstance(params.initialization_options, dict):
         ls.options = dict(params.initialization_options.get("graphlsp", params.initialization_options))
     try:  # the once-per-process costs, paid before the client sends its first document
@@ -362,7 +385,7 @@ async def _fetch_configuration(ls: GraphLspServer) -> None:
         return
     if result and isinstance(result[0], dict):
         ls.options = {**ls.options, **result[0]}
-        ls._settings.clear()
+        ls.forget_settings()
 
 
 @server.feature(lsp.INITIALIZED)
@@ -375,7 +398,7 @@ async def configuration_changed(ls: GraphLspServer, params: lsp.DidChangeConfigu
     settings = params.settings
     if isinstance(settings, dict) and isinstance(settings.get("graphlsp"), dict):
         ls.options = {**ls.options, **settings["graphlsp"]}
-        ls._settings.clear()
+        ls.forget_settings()
     else:
         await _fetch_configuration(ls)
     for state in list(ls.docs.values()):
@@ -713,7 +736,7 @@ def serve(tcp: str | None = None) -> None:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        server.start_io(stdin=ChunkedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
 
 
 @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)

@@ -69,14 +69,14 @@ def load(path: Path) -> m.Library:
             with tmp.open("wb") as f:
                 pickle.dump(lib, f, protocol=pickle.HIGHEST_PROTOCOL)
             os.replace(tmp, cached)
-        except OSError:
+        except (OSError, RecursionError, pickle.PicklingError):  # not cached: read again next time
             with contextlib.suppress(OSError):
                 tmp.unlink()
     return lib
 
 
 def _key(path: str | Path) -> str:
-    return str(Path(path).resolve())
+    return os.path.realpath(path)  # Path.resolve raises RuntimeError on a symlink loop
 
 
 class Catalog:
@@ -107,7 +107,7 @@ class Catalog:
         out = []
         with self._lock:
             for p in paths:
-                key = str(p.resolve())
+                key = os.path.realpath(p)
                 try:
                     st = p.stat()
                     stamp = (st.st_mtime_ns, st.st_size)

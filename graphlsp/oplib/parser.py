@@ -300,6 +300,18 @@ class _Builder:
             return str(tok)[1:-1]
         return value if isinstance(value, str) else str(value)
 
+    def integer(self, tok: Token, sign: int = 1) -> int:
+        """An integer literal; beyond int64 (what ONNX's dims, attributes and versions hold) it is a problem, not a
+        number for the checker to convert to a float (OverflowError) or Python to refuse to read (4,300 digits)."""
+        digits = str(tok)
+        if len(digits.lstrip("0")) <= 19:
+            value = sign * int(digits)
+            if -(1 << 63) <= value < (1 << 63):
+                return value
+        self.problems.append(m.Problem(self.path, self.loc(tok), "integer out of range (ONNX integers are int64)",
+                                       code=SYNTAX))  # fmt: skip
+        return 0
+
     # ---- expressions
     def expr(self, x: Tree | Token) -> m.Expr:
         if isinstance(x, Token):  # a bare token reached through an inlined rule
@@ -308,7 +320,7 @@ class _Builder:
         kind = x.data
         c: list[Any] = x.children
         if kind == "int":
-            return m.Num(loc, int(c[0]))
+            return m.Num(loc, self.integer(c[0]))
         if kind == "float":
             return m.Num(loc, float(c[0]))
         if kind == "string":
@@ -338,7 +350,7 @@ class _Builder:
     def _token_expr(self, tok: Token) -> m.Expr:
         loc = self.loc(tok)
         if tok.type == "INT":
-            return m.Num(loc, int(tok))
+            return m.Num(loc, self.integer(tok))
         if tok.type == "FLOAT":
             return m.Num(loc, float(tok))
         if tok.type == "STRING":
@@ -361,7 +373,7 @@ class _Builder:
             toks: list[Any] = [t for t in x.children if t is not None]
             sign = -1 if len(toks) == 2 else 1
             num = toks[-1]
-            return sign * (int(num) if num.type == "INT" else float(num))
+            return self.integer(num, sign) if num.type == "INT" else sign * float(num)
         if x.data == "string":
             return self.string(x.children[0])  # type: ignore[arg-type]
         if x.data == "list":
@@ -479,7 +491,7 @@ class _Builder:
             if part is None:
                 continue
             if isinstance(part, Tree) and part.data == "version":
-                d.version = int(str(part.children[0]))
+                d.version = self.integer(part.children[0])  # type: ignore[arg-type]
             elif isinstance(part, Tree) and part.data == "arg":
                 d.args.append(None if str(part.children[0]) == "_" else str(part.children[0]))
             elif isinstance(part, Tree) and part.data == "outs":
@@ -502,9 +514,9 @@ class _Builder:
             if not isinstance(part, Tree):
                 continue
             if part.data == "since":
-                decl.since = int(str(part.children[0]))
+                decl.since = self.integer(part.children[0])  # type: ignore[arg-type]
             elif part.data == "until":
-                decl.until = int(str(part.children[0]))
+                decl.until = self.integer(part.children[0])  # type: ignore[arg-type]
             else:
                 self.member(decl, part)
         return decl
@@ -539,6 +551,10 @@ def parse_library(text: str, path: str = "<string>", name: str | None = None,
                 if found:
                     domain = found.group(1)
             continue
+        deep = _too_deep(tree, builder)
+        if deep is not None:
+            lib.problems.append(deep)
+            continue
         children: list[Any] = tree.children
         if tree.data == "library":
             lib.name = str(children[0])
@@ -558,6 +574,26 @@ def parse_library(text: str, path: str = "<string>", name: str | None = None,
     for decl in [*lib.ops, *(every or ())]:
         decl.library = lib.name
     return lib
+
+
+MAX_DEPTH = 100  # levels of a declaration's syntax tree; a real one has about 15
+
+
+def _too_deep(tree: Tree, builder: _Builder) -> m.Problem | None:
+    """A declaration nested deeper than MAX_DEPTH (a sum of hundreds of terms is as deep as it is long): a problem at
+    the part that goes deeper, instead of a RecursionError in the builder, the checker, the evaluator, or in
+    pickling the library for the cache (which then failed for every model of the project)."""
+    stack: list[tuple[Tree | Token, int, Tree]] = [(tree, 1, tree)]
+    while stack:
+        node, depth, statement = stack.pop()
+        if not isinstance(node, Tree):
+            continue
+        if depth > MAX_DEPTH:  # the problem spans the statement (the op's member) it is in
+            return m.Problem(builder.path, builder.loc(statement), f"nested too deeply (more than {MAX_DEPTH} "
+                             "levels): split it, e.g. with `let` for parts of an expression", code=SYNTAX)  # fmt: skip
+        stack.extend((c, depth + 1, c if depth == 1 and tree.data == "op" else statement)
+                     for c in node.children if c is not None)  # fmt: skip
+    return None
 
 
 def _chunk_problems(parser: lark.Lark, text: str, chunk: _Chunk, err: UnexpectedInput, lines: _Lines,
@@ -647,7 +683,7 @@ def _partial_op(parser: lark.Lark, text: str, chunk: _Chunk, lines: _Lines, path
     block = lines.loc(chunk.start, chunk.end)
     decl = m.OpDecl("" if dom == "ai.onnx" else dom, name, lines.loc(header.start(1), header.end(1)), library=library,
                     path=path, block=block, source=text[chunk.start:chunk.end])  # fmt: skip
-    if header.group(2):
+    if header.group(2) and len(header.group(2)) <= 9:
         decl.since = int(header.group(2))
     for start, stmt in _statements(text, chunk):
         try:
@@ -655,8 +691,11 @@ def _partial_op(parser: lark.Lark, text: str, chunk: _Chunk, lines: _Lines, path
                 tree = parser.parse(stmt, start="member")
         except UnexpectedInput:
             continue
+        builder = _Builder(text, start, lines, path)
+        if _too_deep(tree, builder) is not None:
+            continue
         try:
-            _Builder(text, start, lines, path).member(decl, tree)
+            builder.member(decl, tree)
         except Exception:  # a statement the builder cannot take alone: left out
             continue
     return decl

@@ -145,6 +145,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
     def __init__(self) -> None:
         super().__init__(visit_tokens=False)
         self.problems: list[tuple[str, int, int]] = []
+        # while one text is parsed more than once (a full parse that fails, then its statements): the problems of
+        # each long list of numbers (NUMBERS) by its place and type, so that its numbers are converted once
+        self.numbers_checked: dict[tuple[int, int, str], list[tuple[str, int, int]]] | None = None
 
     def _problem(self, message: str, start: int, end: int) -> None:
         # a 5,000-digit literal is quoted by its ends, not in full
@@ -550,7 +553,15 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             elif isinstance(x, t.TensorData):
                 data = x
                 end = x.end
-        for message, start, stop in sem.tensor_problems(ty, data, ty.start, end):
+        memo = self.numbers_checked
+        if memo is not None and data is not None and isinstance(data.values, t.Numbers) and ty.elem is not None:
+            key = (ty.start, data.end, ty.elem)
+            found = memo.get(key)
+            if found is None:
+                found = memo[key] = sem.tensor_problems(ty, data, ty.start, end)
+        else:
+            found = sem.tensor_problems(ty, data, ty.start, end)
+        for message, start, stop in found:
             self._problem(message, start, stop)
         return t.TensorValue(ty, name, data, ty.start, end)
 

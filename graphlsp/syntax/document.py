@@ -184,6 +184,7 @@ class SyntaxDocument:
         self._with_problems: list[Piece] = []  # the pieces that hold problems, in order
         self._broken = False  # some statement did not parse at all (a piece of kind "error")
         self._model: t.Model | None = None
+        self._memo: dict[Any, Any] | None = None
         self.last_report = ReparseReport("full", 0, len(text), 0)
         self._parse_all()
 
@@ -195,12 +196,14 @@ class SyntaxDocument:
         enabled = gc.isenabled()
         gc.disable()  # the parse allocates ~1M small objects; the cyclic GC only slows it down
         try:
-            model = parser.try_parse(text, 0, len(text), "model")
+            self._memo = {}  # the full parse and, if it fails, the statements' parses: each long list checked once
+            model = parser.try_parse(text, 0, len(text), "model", self._memo)
             if model is None:
                 self.pieces = self._recover()
             else:
                 self.pieces = self._pieces_of(model, parser.builder.problems)
         finally:
+            self._memo = None
             if enabled:
                 _freeze(len(text))
                 gc.enable()
@@ -279,7 +282,7 @@ class SyntaxDocument:
                 # A signature without its `{`: if it breaks earlier, that is the better message.
                 symbol = "graph_sig" if seg.kind == "graph_sig" else "function_sig"
                 try:
-                    parser.parse(self.text, seg.start, seg.end, symbol)
+                    parser.parse(self.text, seg.start, seg.end, symbol, self._memo)
                 except UnexpectedInput as err:
                     first = lark_problem(err, self.text, seg.end)
                     if first.start < seg.end:
@@ -289,7 +292,7 @@ class SyntaxDocument:
         if seg.repair:
             text = text[: seg.end] + seg.repair
         try:
-            value = parser.parse(text, seg.start, seg.end + len(seg.repair), seg.symbol)
+            value = parser.parse(text, seg.start, seg.end + len(seg.repair), seg.symbol, self._memo)
         except UnexpectedInput as err:
             if not seg.problems:
                 piece.problems.append(lark_problem(err, text, seg.end))

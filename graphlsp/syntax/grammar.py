@@ -109,24 +109,33 @@ class Parser:
         self.end_states: dict[str, int] = lalr.parse_table.end_states
         self.lock = threading.Lock()
 
-    def parse(self, text: str, start: int, end: int, symbol: str) -> Any:
+    def parse(self, text: str, start: int, end: int, symbol: str, memo: dict[Any, Any] | None = None) -> Any:
         """Parse text[start:end] as `symbol`; positions in the result are offsets into `text`.
 
         Raises lark's UnexpectedInput on a syntax error; the builder's semantic problems are left in
-        `self.builder.problems` (cleared at the start of each call).
+        `self.builder.problems` (cleared at the start of each call). `memo`: one dict for the parses of one text
+        (see TreeBuilder.numbers_checked).
         """
         with self.lock:
-            result = self._drive(text, start, end, symbol)
-            if result is _REJECTED:
-                # lark's loop stops at the same token, and its exception says what was expected there
-                self.builder.problems = []
-                return self.lark.parse(text, start=symbol)
-            return result
+            self.builder.numbers_checked = memo
+            try:
+                result = self._drive(text, start, end, symbol)
+                if result is _REJECTED:
+                    # lark's loop stops at the same token, and its exception says what was expected there
+                    self.builder.problems = []
+                    return self.lark.parse(text, start=symbol)
+                return result
+            finally:
+                self.builder.numbers_checked = None
 
-    def try_parse(self, text: str, start: int, end: int, symbol: str) -> Any | None:
+    def try_parse(self, text: str, start: int, end: int, symbol: str, memo: dict[Any, Any] | None = None) -> Any:
         """`parse`, but None on a syntax error, which is then not described (for callers that do not report it)."""
         with self.lock:
-            result = self._drive(text, start, end, symbol)
+            self.builder.numbers_checked = memo
+            try:
+                result = self._drive(text, start, end, symbol)
+            finally:
+                self.builder.numbers_checked = None
             return None if result is _REJECTED else result
 
     def _drive(self, text: str, start: int, end: int, symbol: str) -> Any:

@@ -41,6 +41,11 @@ _NUM = r"-?[0-9]++(?:\.[0-9]*+)?(?:[eE][+-]?[0-9]++)?"
 _SPACE = r"[ \t\r\n\f\v]*+"
 # tensor data of 16 or more plain numbers: the grammar's NUMBERS (one token)
 _NUMBERS = re.compile(r"\{" + _SPACE + "(?:" + _NUM + _SPACE + "," + _SPACE + "){15,}+" + _NUM + _SPACE + r"\}")
+# the plain numbers a list starts with, and the character after them if _TOKEN would call it BAD: a list that is
+# not NUMBERS because of a stray character is read token by token up to it (a million tokens in a 10 MB literal,
+# three times over when recovering: 7 s); the parser accepts every one of those tokens, so the error is there
+_NUMBERS_THEN_BAD = re.compile(r"\{" + _SPACE + "(?:" + _NUM + _SPACE + "," + _SPACE + ")*+(?:" + _NUM + _SPACE +
+                               r")?+(?:\#[^\r\n]*+[ \t\r\n\f\v]*+)*+(?P<bad>[^\sA-Za-z0-9_\"#(){}\[\]<>=,:.@?\-])")
 # a node statement of the simplest form on one line: the grammar's SIMPLE_NODE (one token; see build.simple_node)
 _NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*+|"[^"\\\r\n]*+")'
 _NAMES = _NAME + r"(?:[ \t]*+,[ \t]*+" + _NAME + r")*+"
@@ -141,6 +146,10 @@ class WindowLexer(Lexer):
                             pos = numbers.end()
                             yield make_token("NUMBERS", numbers.group(), start, pos)
                             break
+                        stray = _NUMBERS_THEN_BAD.match(text, start, end)
+                        if stray is not None:
+                            raise UnexpectedCharacters(text, stray.start("bad"), 0, 0,
+                                                       allowed=set(states[parser_state.position]))  # fmt: skip
                     kind = punct[value]
                 elif kind == "NUMBER":  # the other common case: kept as it is
                     pass

@@ -17,7 +17,7 @@ _SCAN = re.compile(
     r"""(?:[ \t\r\n\f\v]+|\#[^\r\n]*)*+(?:
       (?P<s>"(?:[^"\\]|\\[\s\S])*"?)
     | (?P<w>[A-Za-z_][A-Za-z0-9_]*)
-    | (?P<n>[0-9][0-9.]*(?:[eE][+-]?[0-9]+)?)
+    | (?P<n>[0-9][0-9.]*+(?:[eE][+-]?[0-9]++)?)(?:[ \t]*+,[ \t]*+-?[0-9][0-9.]*+(?:[eE][+-]?[0-9]++)?)*+
     | (?P<a>=>)
     | (?P<p>[\s\S])
     )""",
@@ -32,7 +32,7 @@ BRACKET_NAMES = {"(": "'('", "[": "'['", "{": "'{'", "<": "'<'"}
 @dataclass(slots=True)
 class Tok:
     kind: str  # s (string), w (word), n (number), a (arrow), p (punctuation)
-    text: str
+    text: str  # a run of numbers: its first
     start: int
     end: int
 
@@ -64,6 +64,9 @@ class Segment:
 
 
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Tok]:
+    """The tokens of text[start:end]. A run of numbers on one line (`0.92, -0.87, 1e-3`, the bulk of a converted
+    model's text) is one token: no decision of the cutter looks inside a tensor's numbers, and a token each made
+    recovering from one error in a 30 MB text cost 10 s and 1 GB (a clean parse: 0.7 s, 180 MB)."""
     end = len(text) if end is None else end
     toks = []
     pos = start

@@ -4,8 +4,11 @@ the reason, not a null and a traceback in the log."""
 
 from __future__ import annotations
 
+import queue
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -59,3 +62,49 @@ def test_a_rename_that_cannot_be_done_is_an_error_with_the_reason(raw: RawClient
     assert raw.request(3, "textDocument/rename", ok)["result"]["changes"]
     raw.close()
     assert not [line for line in raw.stderr if "Traceback" in line], "".join(raw.stderr)
+
+
+@pytest.mark.parametrize("length", [10**20, 10**15])
+def test_a_content_length_beyond_an_index_or_memory_does_not_end_the_server(length: int) -> None:
+    """The body is read as it arrives: a length no client can send (beyond Py_ssize_t, or beyond memory) keeps the
+    server reading, not dead of OverflowError or MemoryError; the end of the input ends it normally."""
+    c = RawClient()
+    assert "result" in c.request(0, "initialize", {"capabilities": {}, "processId": None, "rootUri": None})
+    assert c.proc.stdin is not None
+    c.proc.stdin.write(b"Content-Length: %d\r\n\r\n{\"jsonrpc\": \"2.0\"" % length)
+    c.proc.stdin.flush()
+    with pytest.raises(subprocess.TimeoutExpired):
+        c.proc.wait(3)
+    c.proc.stdin.close()
+    assert c.proc.wait(30) == 0
+    c._errors.join(30)
+    assert not [line for line in c.stderr if "OverflowError" in line or "MemoryError" in line], "".join(c.stderr)
+
+
+def _notification(c: RawClient, method: str, uri: str | None = None) -> dict[str, Any]:
+    while True:
+        try:
+            message = c.messages.get(timeout=30)
+        except queue.Empty:
+            raise AssertionError(f"no {method} in 30 s") from None
+        if message.get("method") == method and (uri is None or message["params"].get("uri") == uri):
+            return message["params"]
+
+
+@pytest.mark.parametrize("config", [b"tool = 5\n", "[tool.graphlsp]\nselect = []\n".encode("utf-16"),
+                                    b'[tool.graphlsp]\nper-file-ignores = { "*" = [301] }\n'])  # fmt: skip
+def test_a_broken_config_is_shown_and_the_folder_is_checked_with_the_defaults(tmp_path: Path, config: bytes) -> None:
+    (tmp_path / "pyproject.toml").write_bytes(config)
+    model = tmp_path / "broken.onnxtxt"
+    model.write_text(BROKEN)
+    c = RawClient()
+    assert "result" in c.request(0, "initialize", {"capabilities": {}, "processId": None, "rootUri": None})
+    c.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+    c.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+        "uri": model.as_uri(), "languageId": "onnxtxt", "version": 1, "text": BROKEN}}})  # fmt: skip
+    shown = _notification(c, "window/showMessage")
+    assert shown["type"] == 1 and f"configuration error, default settings in use: {tmp_path / 'pyproject.toml'}" \
+        in shown["message"], shown  # fmt: skip
+    diagnostics = _notification(c, "textDocument/publishDiagnostics", model.as_uri())["diagnostics"]
+    assert {d["code"] for d in diagnostics} >= {"GL301"}, diagnostics
+    c.close()

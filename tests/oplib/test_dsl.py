@@ -3,6 +3,7 @@ declaration errors, each at its line and column."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
@@ -228,3 +229,34 @@ def test_the_command_line_checks_and_lists(tmp_path: Path, capsys: pytest.Captur
     assert main(["check"]) == 0
     assert main(["list", "--domain", "com.microsoft.nchwc"]) == 0
     assert "com.microsoft.nchwc.ReorderInput" in capsys.readouterr().out
+
+
+def _op_with(shape: str, default: str = "1.0") -> str:
+    return f"op X {{\n  input x: T[N, H]\n  output y: T[N, {shape}]\n  attr eps: float = {default}\n  type T: float\n}}\n"
+
+
+@pytest.mark.parametrize("terms", [330, 5000])
+def test_an_expression_nested_too_deeply_is_a_located_syntax_error(terms: int) -> None:
+    """A sum is as deep as it is long (left-associative): past MAX_DEPTH levels it is a problem at its statement,
+    not a RecursionError in the builder, nor one in pickling the library for the cache (every model of the project
+    then failed)."""
+    lib = parse(_op_with(" + ".join(["H"] * terms)))
+    assert [(str(p.loc), p.code, p.message) for p in lib.problems] == [
+        ("3:3", "GL601", "nested too deeply (more than 100 levels): split it, e.g. with `let` for parts of an "
+         "expression")]  # fmt: skip
+    assert lib.ops == []
+    lib = parse_library(_op_with(" + ".join(["H"] * 60)), "lib.onnxop")
+    assert not lib.problems and len(pickle.dumps(check_library(lib))) > 0
+    every: list[m.OpDecl] = []  # the editor's partial declarations skip the statement too
+    parse_library(_op_with(" + ".join(["H"] * terms)).replace("type T", "type T:: "), "lib.onnxop", every=every)
+    assert [p.name for p in every[0].outputs] == []
+
+
+@pytest.mark.parametrize("literal", ["1" + "0" * 400, "1" * 5000, "9223372036854775808", "-9223372036854775809"])
+def test_an_integer_beyond_int64_is_a_located_syntax_error(literal: str) -> None:
+    for text, where in ((_op_with("H", literal), "4:"), (_op_with(f"H + {literal.lstrip('-')}"), "3:"),
+                        (_op_with("H").replace("op X", f"op X since {literal.lstrip('-')}"), "1:")):  # fmt: skip
+        lib = parse(text)
+        assert [p.message for p in lib.problems] == ["integer out of range (ONNX integers are int64)"]
+        assert str(lib.problems[0].loc).startswith(where) and lib.ops == []
+    assert parse(_op_with("H", "-9223372036854775808")).ops[0].attrs["eps"].default == -9.223372036854776e18

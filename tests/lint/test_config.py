@@ -1,0 +1,46 @@
+"""Config files that are not what graphlsp reads: each is a ConfigError naming the file, never an internal error,
+in `check` (exit 2 with the message) and in the editor (the message shown, the folder's diagnostics go on with the
+default settings)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from graphlsp.cli import main
+from graphlsp.lint.config import ConfigError, load_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = (ROOT / "examples" / "broken.onnxtxt").read_text()
+
+BROKEN_CONFIGS: dict[str, tuple[str, bytes]] = {
+    "utf16": ("pyproject.toml", '[tool.graphlsp]\nignore = ["GL2"]\n'.encode("utf-16")),
+    "latin1": ("pyproject.toml", '[tool.graphlsp]\nignore = ["caf\xe9"]\n'.encode("latin-1")),
+    "tool-int": ("pyproject.toml", b"tool = 5\n"),
+    "graphlsp-int": ("pyproject.toml", b"[tool]\ngraphlsp = 5\n"),
+    "pfi-int-codes": ("pyproject.toml", b'[tool.graphlsp]\nper-file-ignores = { "*.onnxtxt" = [301] }\n'),
+    "absolute-glob": ("graphlsp.toml", b'op-libraries = ["/nonexistent-graphlsp/*.onnxop"]\n'),
+    "nested": ("graphlsp.toml", b"select = " + b"[" * 5000 + b"]" * 5000 + b"\n"),
+    "cap-bool": ("graphlsp.toml", b"fold-size-cap = true\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_CONFIGS))
+def test_a_broken_config_is_a_config_error(tmp_path: Path, case: str, capsys: pytest.CaptureFixture[str]) -> None:
+    name, data = BROKEN_CONFIGS[case]
+    (tmp_path / name).write_bytes(data)
+    (tmp_path / "m.onnxtxt").write_text(MODEL)
+    with pytest.raises(ConfigError) as e:
+        load_settings(tmp_path)
+    assert str(e.value).startswith(str(tmp_path / name))
+    assert main(["check", "--no-cache", str(tmp_path / "m.onnxtxt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"graphlsp: error: {tmp_path / name}") and "internal error" not in err, err
+
+
+def test_an_absolute_glob_in_op_libraries_names_its_files(tmp_path: Path) -> None:
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "a.onnxop").write_text("")
+    (tmp_path / "graphlsp.toml").write_text(f'op-libraries = ["{tmp_path}/ops/*.onnxop"]\n')
+    assert load_settings(tmp_path).op_libraries == [str(tmp_path / "ops" / "a.onnxop")]
