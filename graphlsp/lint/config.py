@@ -8,6 +8,7 @@
     fold-size-cap = 1048576                 # bytes: the largest constant the runner materializes
     inlay-hints = true                      # editor only
     op-libraries = ["ops/*.onnxop"]         # the project's op declarations (paths and globs, relative to this file)
+    targets = ["onnxruntime:cpu"]           # where the model must load (GL7xx): onnxruntime:cpu, :cuda, :dml
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 from graphlsp.lint.rules import RULES
 
 SEVERITIES = ("error", "warning", "info", "hint")
+DEFAULT_TARGETS = ("onnxruntime:cpu",)
 
 
 class ConfigError(ValueError):
@@ -40,6 +42,7 @@ class Settings:
     root: Path | None = None  # the folder of the config file (per-file-ignores patterns are relative to it)
     source: str = ""
     op_libraries: list[str] = field(default_factory=list)  # the library files `op-libraries` names, resolved
+    targets: list[str] = field(default_factory=lambda: list(DEFAULT_TARGETS))  # runtimes the model must load on
 
     def __getstate__(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
@@ -73,7 +76,7 @@ class Settings:
     def key(self) -> str:
         """What the result cache must depend on."""
         return repr((self.select, self.ignore, sorted(self.severity.items()), sorted(self.per_file_ignores.items()),
-                     self.fold_size_cap, _digest(self.op_libraries)))  # fmt: skip
+                     self.fold_size_cap, _digest(self.op_libraries), self.targets))  # fmt: skip
 
 
 def _relative(path: str, root: Path | None) -> str:
@@ -131,7 +134,8 @@ def _use_libraries(paths: list[str], source: str) -> None:
 
 def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Settings:
     s = Settings(source=source)
-    known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries"}
+    known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries",
+             "targets"}
     unknown = set(raw) - known
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
@@ -153,11 +157,28 @@ def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Set
         raise ConfigError(f"{source}: fold-size-cap must be a non-negative integer (bytes)")
     s.fold_size_cap = cap
     s.inlay_hints = bool(raw.get("inlay-hints", True))
+    s.targets = validate_targets(raw.get("targets", list(DEFAULT_TARGETS)), source)
     s.root = root
     if "op-libraries" in raw:
         s.op_libraries = _op_libraries(raw["op-libraries"], root, source)
         _use_libraries(s.op_libraries, source)
     return s
+
+
+def validate_targets(value: Any, source: str) -> list[str]:
+    """`targets`: runtime:provider names the kernel tables know (checked here, the tables read only when a model
+    is checked)."""
+    from graphlsp.runtime.kernels import TargetError, known_target
+
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ConfigError(f"{source}: targets must be a list like [\"onnxruntime:cpu\", \"onnxruntime:cuda\"]")
+    out = []
+    for spec in value:
+        try:
+            out.append(known_target(spec))
+        except TargetError as e:
+            raise ConfigError(f"{source}: targets: {e}") from None
+    return list(dict.fromkeys(out))
 
 
 def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
@@ -171,6 +192,7 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
         "per-file-ignores": base.per_file_ignores,
         "fold-size-cap": options.get("foldSizeCap", base.fold_size_cap),
         "inlay-hints": options.get("inlayHints", base.inlay_hints),
+        "targets": options.get("targets", base.targets),
     }
     s = _validate(raw, "editor settings", base.root)
     s.op_libraries = base.op_libraries

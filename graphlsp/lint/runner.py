@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from graphlsp import __version__
 from graphlsp.lint.config import Settings
-from graphlsp.lint.diagnostics import Diagnostic, collect_analysis
+from graphlsp.lint.diagnostics import Diagnostic, collect_analysis, collect_deployment
 from graphlsp.lint.rules import rule
 
 if TYPE_CHECKING:
@@ -59,6 +59,9 @@ def lint_text(
     try:
         analysis = Analysis(text, settings.fold_size_cap)
         diags = [] if source_error and source_error[0] == "GL106" else collect_analysis(analysis, path)
+        if not (source_error and source_error[0] == "GL106") and analysis.doc.model.graph is not None:
+            diags += collect_deployment(analysis, path, settings)
+            diags.sort(key=lambda d: (d.start, d.code))
     finally:
         if enabled:
             gc.enable()
@@ -96,7 +99,7 @@ def lint_binary(path: str, settings: Settings, data: bytes | None = None) -> lis
         return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
                            f"cannot load binary ONNX model: {type(e).__name__}: {e}")]  # fmt: skip
     analysis = ModelAnalysis(model, findings, settings.fold_size_cap)
-    return finalize(collect_binary(analysis, path), "", path, settings)
+    return finalize(collect_binary(analysis, path, settings), "", path, settings)
 
 
 def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) -> list[Diagnostic]:

@@ -40,7 +40,7 @@ from graphlsp import __version__, query
 from graphlsp.analysis import Analysis, warm_up
 from graphlsp.graph.core import Node
 from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
-from graphlsp.lint.diagnostics import collect_analysis
+from graphlsp.lint.diagnostics import collect_analysis, collect_deployment
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert, opdocs, views
 from graphlsp.lsp.protocol import ErrorReply, GraphLspProtocol, RawJSON
@@ -308,7 +308,10 @@ class GraphLspServer(LanguageServer):
                 if settings.fold_size_cap != a.fold_size_cap:  # the setting changed: evaluate again under the new cap
                     a = state.analysis = Analysis(a.doc, settings.fold_size_cap)
                 path = views.fs_path(state.uri) or state.uri
-                diags = finalize(collect_analysis(a, path), a.doc.text, path, settings)
+                diags = collect_analysis(a, path)
+                if a.doc.model.graph is not None:
+                    diags = sorted(diags + collect_deployment(a, path, settings), key=lambda d: (d.start, d.code))
+                diags = finalize(diags, a.doc.text, path, settings)
                 return state.converted.convert(state.lines, a.doc.text, diags, state.uri, self.encoding,
                                                _CONVERTER.unstructure)  # fmt: skip
             except Exception as e:
@@ -324,7 +327,10 @@ class GraphLspServer(LanguageServer):
         if settings.fold_size_cap != view.analysis.fold_size_cap:  # the setting changed: render under the new cap
             view = self.view_or_error(state.path, settings.fold_size_cap)
             state.show(view)
-        diags = finalize(views.diagnostics(view, state.path), "", state.path, settings)
+        found = views.diagnostics(view, state.path)
+        if view.analysis.doc.model.graph is not None:
+            found += collect_deployment(view.analysis, state.path, settings)
+        diags = finalize(found, "", state.path, settings)
         return state.converted.convert(state.lines, view.text, diags, state.uri, self.encoding, _CONVERTER.unstructure)
 
     def publish(self, state: DocState, version: int, payload: list[str]) -> None:

@@ -20,7 +20,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 TABLES = Path(__file__).parent / "tables"
 PROVIDER_LABELS = {"cpu": "CPU", "cuda": "CUDA", "dml": "DML", "rocm": "ROCm", "webgpu": "WebGPU", "js": "JS"}
@@ -50,6 +50,20 @@ def parse_target(spec: str) -> Target:
         raise TargetError(f"unknown target '{spec}': targets are onnxruntime:<provider> (cpu, cuda, dml)")
     provider = provider.removesuffix("executionprovider") or "cpu"
     return Target(runtime, provider)
+
+
+def known_target(spec: str) -> str:
+    """The target's canonical name (`onnxruntime:cpu`) when a table describes it (shipped, or the installed
+    onnxruntime's providers by name: none of its tables is read). Raises TargetError."""
+    target = parse_target(spec)
+    if (TABLES / f"onnxruntime-{target.provider}.json").is_file():
+        return target.spec
+    from graphlsp.runtime.installed import PROVIDER_NAMES
+
+    if target.provider in PROVIDER_NAMES.values() and _installed_version() is not None:
+        return target.spec  # the installed onnxruntime may register it: table_for says when it does not
+    known = ", ".join(f"onnxruntime:{p}" for p in shipped_providers())
+    raise TargetError(f"unknown target '{spec}': known targets are {known}")
 
 
 @dataclass(slots=True)
@@ -107,7 +121,7 @@ class KernelTable:
         in_range = [e for e in entries if _version_ok(since, e[0], e[1])]
         unknown = False
         failed: tuple[str, str] | None = None
-        for start, end, cons in in_range:
+        for _start, _end, cons in in_range:
             got = _types_ok(cons, args, inputs, outputs)
             if got is True:
                 return Lookup("ok", since, in_range)
@@ -125,7 +139,7 @@ def _version_ok(since: int, start: int, end: int | None) -> bool:
 
 
 def _types_ok(cons: dict[str, list[str]], args: dict[str, list[list[Any]]], inputs: Args,
-              outputs: Args) -> bool | tuple[str, str] | None:  # fmt: skip
+              outputs: Args) -> Literal[True] | tuple[str, str] | None:  # fmt: skip
     """True when every type string's first existing argument has an allowed type; else the (type string, type)
     that failed; None when a type that decides is unknown."""
     for name, types in cons.items():
@@ -152,13 +166,21 @@ def _cache_dir() -> Path:
 
 
 def _installed_version() -> tuple[str, str] | None:
-    """The installed onnxruntime distribution and its version, read from its metadata (no import)."""
-    from importlib import metadata
+    """The installed onnxruntime distribution and its version, from its .dist-info folder's name (neither an
+    import nor importlib.metadata, which scans every path entry: this runs on every check)."""
+    import importlib.util
 
-    for dist in ("onnxruntime", "onnxruntime-gpu", "onnxruntime-directml", "onnxruntime-openvino",
-                 "onnxruntime-qnn", "onnxruntime-rocm", "ort-nightly"):  # fmt: skip
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            return dist, metadata.version(dist)
+    try:
+        spec = importlib.util.find_spec("onnxruntime")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    site = Path(next(iter(spec.submodule_search_locations))).parent
+    for info in sorted(site.glob("onnxruntime*.dist-info")):
+        dist, _, version = info.name.removesuffix(".dist-info").partition("-")
+        if version:
+            return dist.replace("_", "-"), version
     return None
 
 
