@@ -43,6 +43,14 @@ def _check(args: argparse.Namespace) -> int:
         settings.select = args.select.split(",")
     if args.ignore:
         settings.ignore += args.ignore.split(",")
+    if args.target:
+        from graphlsp.lint.config import validate_targets
+
+        try:
+            settings.targets = validate_targets([t for x in args.target for t in x.split(",") if t], "--target")
+        except ConfigError as e:
+            print(f"graphlsp: error: {e}", file=sys.stderr)
+            return EXIT_USAGE
     status = EXIT_CLEAN
     fix = args.fix or args.diff
     data = b""
@@ -383,6 +391,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--strict", action="store_true", help="warnings fail the check too")
     check.add_argument("--select", help="comma-separated codes, prefixes or names to report (only these)")
     check.add_argument("--ignore", help="comma-separated codes, prefixes or names not to report")
+    check.add_argument("--target", action="append", metavar="RUNTIME:PROVIDER",
+                       help="where the model must load (GL7xx), repeatable: onnxruntime:cpu (default), "
+                       "onnxruntime:cuda, onnxruntime:dml; replaces `targets` of the config")
     check.add_argument("--config", help="a pyproject.toml or graphlsp.toml to use instead of the nearest one")
     check.add_argument("--no-cache", action="store_true", help="analyse every file, even unchanged ones")
     check.add_argument("--no-color", action="store_true", help="no colour even on a terminal")

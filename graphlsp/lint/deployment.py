@@ -352,3 +352,46 @@ def _missing(got: Lookup) -> str:
 
 def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str]) -> list[Finding]:
     return DeploymentCheck(model, refiner, targets).findings()
+
+
+def hover_lines(model: Model, refiner: ShapeRefiner, node: Node, targets: list[str]) -> list[str]:
+    """For a hover on a node's op: per target, whether it has a kernel for the node's types (markdown lines)."""
+    from graphlsp.runtime.kernels import TargetError
+
+    out: list[str] = []
+    check = DeploymentCheck(model, refiner, targets)
+    for spec in targets:
+        try:
+            table = table_for(spec)
+        except TargetError:
+            continue
+        verdict = check.node_verdict(node, table)
+        if verdict is not None:
+            mark = "error" if verdict.severity == "error" else verdict.severity
+            out.append(f"- {table.label}: **{RULE_NAMES[verdict.code]}** ({mark}): {verdict.message}")
+            continue
+        if node.function is not None:
+            out.append(f"- {table.label}: every node of its body has a kernel for this call's types")
+            continue
+        if node.version is None or not table.knows(node.domain):
+            out.append(f"- {table.label}: not in its registry (domain {node.domain or 'ai.onnx'})")
+            continue
+        since = table.since_version(node.domain, node.op_type, node.version)
+        if since is None:
+            out.append(f"- {table.label}: no {node.op_type} schema at this opset")
+            continue
+        ins = [_elem_type(refiner.type_of(v)) if v is not None else None for v in node.inputs]
+        outs = [_elem_type(refiner.type_of(v)) if v is not None else None for v in node.outputs]
+        got = table.lookup(node.domain, node.op_type, since, ins, outs)
+        types = ", ".join(dict.fromkeys(t for t in [*ins, *outs] if t is not None))
+        if got.status == "ok":
+            out.append(f"- {table.label}: kernel {node.op_type}({since}) for {types}")
+        elif got.status == "unknown":
+            out.append(f"- {table.label}: not known (a type the match needs is not inferred)")
+        else:
+            out.append(f"- {table.label}: runs without a kernel of its own ({node.op_type}({since}) is folded, "
+                       "inlined or turned into an initializer when the model loads)")  # fmt: skip
+    return (["", "**Kernels**", *out]) if out else []
+
+
+RULE_NAMES = {NO_KERNEL: "no-kernel", EP_FALLBACK: "ep-fallback", RUNTIME_TOO_OLD: "runtime-too-old"}

@@ -568,14 +568,34 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
     if state is None or state.analysis is None:
         return None
     a, enc = state.analysis, ls.encoding
-    found = query.hover(a, convert.offset(state.lines, params.position, enc))
+    offset = convert.offset(state.lines, params.position, enc)
+    found = query.hover(a, offset)
     if found is None:
         return None
     text, (start, end) = found
+    text += _kernel_lines(ls, state.uri, a, offset)
     return lsp.Hover(
         contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
         range=convert.span_range(state.lines, start, end, enc),
     )
+
+
+def _kernel_lines(ls: GraphLspServer, uri: str, a: Analysis, offset: int) -> str:
+    """On a node's op: whether each target (`targets`) has a kernel for the node's types."""
+    hit = query.hit_at(a, offset)
+    if hit is None or hit.kind != "op" or hit.node is None:
+        return ""
+    settings = ls.settings_for(uri)
+    if not settings.targets:
+        return ""
+    from graphlsp.lint.deployment import hover_lines
+
+    try:
+        lines = hover_lines(a.model, a.refiner, hit.node, settings.targets)
+    except Exception:  # the hover stands without them
+        log.exception("kernel lines of a hover failed")
+        return ""
+    return "\n" + "\n".join(lines) if lines else ""
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)

@@ -186,3 +186,17 @@ def test_model_from_proto_round_trip_for_the_generator() -> None:
     case = next(kernel_agreement.generate())
     model, findings = model_from_proto(case.model)
     assert model.graph is not None and len(model.graph.nodes) == 1
+
+
+def test_cli_target_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphlsp.cli import main
+
+    model = tmp_path / "m.onnxtxt"
+    model.write_text(H + "g (int8[N] x) => (int8[N] y) {\n  y = Max (x, x)\n}\n")
+    assert main(["check", "--no-cache", str(model)]) == 0
+    assert "GL702" not in capsys.readouterr().out
+    assert main(["check", "--no-cache", "--strict", "--target", "onnxruntime:cuda", str(model)]) == 1
+    out = capsys.readouterr().out
+    assert "GL702" in out and "CUDA has Max(13)" in out and "not int8" in out
+    assert main(["check", "--no-cache", "--target", "onnxruntime:tpu", str(model)]) == 2
+    assert "unknown target" in capsys.readouterr().err
