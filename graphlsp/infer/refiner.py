@@ -97,6 +97,7 @@ class ShapeRefiner:
         self._attr_cache: dict[Node, tuple[object, dict[str, Any]]] = {}
         self.stale_unions = False  # set when such a node is inferred again
         self._order: dict[Graph, dict[Node, int]] = {}
+        self.touched: set[Node] | None = None  # when a layer above sets it: the nodes inferred since it last looked
 
     # ---- public
     def run(self) -> RefineReport:
@@ -233,6 +234,8 @@ class ShapeRefiner:
     # ---- nodes
     def infer_node(self, node: Node) -> bool:
         """Infer one node from the current input values; True when its outputs changed."""
+        if self.touched is not None:
+            self.touched.add(node)
         inputs = [self.values.get(v) if v is not None else None for v in node.inputs]
         sig = None
         if node.function is None and node.version is not None:

@@ -14,6 +14,8 @@ Nothing is read until a model is checked (the kernel tables load lazily, once)."
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from graphlsp.graph.findings import Finding
@@ -88,17 +90,24 @@ class DeploymentCheck:
     def findings(self) -> list[Finding]:
         if self.model.graph is None:
             return []
-        out: list[Finding] = []
+        out = self.model_findings()
+        for node in self.model.graph.all_nodes():
+            out += [self._finding(node, v) for v in self.verdicts(node)]
+        return out
+
+    def model_findings(self) -> list[Finding]:
+        return [f for spec in self.targets for f in self._too_old(table_for(spec))]
+
+    def verdicts(self, node: Node) -> list[_Verdict]:
+        """What each target says of one node (nothing where it loads)."""
+        out = []
         for spec in self.targets:
-            table = table_for(spec)
-            out += self._too_old(table)
-            for node in self.model.graph.all_nodes():
-                try:
-                    verdict = self.node_verdict(node, table)
-                except Exception:  # a bug of ours must not stop the check: that node stays unproved
-                    verdict = None
-                if verdict is not None:
-                    out.append(self._finding(node, verdict))
+            try:
+                verdict = self.node_verdict(node, table_for(spec))
+            except Exception:  # a bug of ours must not stop the check: that node stays unproved
+                verdict = None
+            if verdict is not None:
+                out.append(verdict)
         return out
 
     def _too_old(self, table: KernelTable) -> list[Finding]:
@@ -276,7 +285,7 @@ class DeploymentCheck:
         from graphlsp.infer.attrs import attribute_values
 
         call_types = [self.refiner.type_of(v) if v is not None else None for v in call.inputs]
-        key = (id(body), tuple(map(repr, call_types)), repr(sorted(call.attributes)))
+        key = (body, call, id(call.attributes), tuple(map(repr, call_types)))  # an edit replaces the attributes
         typed = self._calls.get(key)
         if typed is None:
             scratch = self._scratch_refiner()
@@ -350,8 +359,50 @@ def _missing(got: Lookup) -> str:
     return ""
 
 
-def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str]) -> list[Finding]:
-    return DeploymentCheck(model, refiner, targets).findings()
+def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
+                        incremental: bool = False) -> list[Finding]:  # fmt: skip
+    """The GL7xx findings of a model. `incremental` (the editor, one analysis kept across edits): only the nodes
+    the refiner inferred again since the last call are looked up again."""
+    if not incremental or model.graph is None:
+        return DeploymentCheck(model, refiner, targets).findings()
+    state = _STATES.get(refiner)
+    if state is None or state.model is not model or state.targets != targets or refiner.touched is None:
+        check = DeploymentCheck(model, refiner, targets)
+        refiner.touched = set()
+        nodes = list(model.graph.all_nodes())
+        state = _State(model, list(targets), check, set(nodes), {})
+        for node in nodes:
+            found = check.verdicts(node)
+            if found:
+                state.verdicts[node] = found
+        _STATES[refiner] = state
+    else:
+        touched, refiner.touched = refiner.touched, set()
+        for node in touched:
+            if node in state.nodes:
+                found = state.check.verdicts(node)
+                if found:
+                    state.verdicts[node] = found
+                else:
+                    state.verdicts.pop(node, None)
+    out = state.check.model_findings()
+    for node, found in state.verdicts.items():
+        out += [state.check._finding(node, v) for v in found]
+    return out
+
+
+@dataclass(slots=True)
+class _State:
+    """One editor analysis's verdicts, kept across edits (the refiner says which nodes changed)."""
+
+    model: Model
+    targets: list[str]
+    check: DeploymentCheck
+    nodes: set[Node]
+    verdicts: dict[Node, list[_Verdict]]
+
+
+_STATES: weakref.WeakKeyDictionary[ShapeRefiner, _State] = weakref.WeakKeyDictionary()
 
 
 def hover_lines(model: Model, refiner: ShapeRefiner, node: Node, targets: list[str]) -> list[str]:

@@ -86,24 +86,27 @@ def _locate(d: Diagnostic, node: Node) -> None:
 DEPLOYMENT = ("GL701", "GL702", "GL703")
 
 
-def deployment_findings(analysis: Analysis | ModelAnalysis, path: str, settings: Settings) -> list[Finding]:
-    """The GL7xx findings for the settings' targets; nothing (and no kernel table read) when they are all off."""
+def deployment_findings(analysis: Analysis | ModelAnalysis, path: str, settings: Settings,
+                        incremental: bool = False) -> list[Finding]:  # fmt: skip
+    """The GL7xx findings for the settings' targets; nothing (and no kernel table read) when they are all off.
+    `incremental`: the editor's analysis, kept across edits (only what an edit changed is looked up again)."""
     if not settings.targets or not any(settings.enabled(c, path) for c in DEPLOYMENT):
         return []
     from graphlsp.lint.deployment import deployment_findings as check
     from graphlsp.runtime.kernels import TargetError
 
     try:
-        return check(analysis.model, analysis.refiner, settings.targets)
+        return check(analysis.model, analysis.refiner, settings.targets, incremental)
     except TargetError:  # a target no table describes (the settings said so already)
         return []
 
 
-def collect_deployment(analysis: Analysis, path: str, settings: Settings) -> list[Diagnostic]:
+def collect_deployment(analysis: Analysis, path: str, settings: Settings,
+                       incremental: bool = False) -> list[Diagnostic]:  # fmt: skip
     """GL7xx diagnostics of a text document."""
     doc = analysis.doc
     return [_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related), f.node)
-            for f in deployment_findings(analysis, path, settings)]  # fmt: skip
+            for f in deployment_findings(analysis, path, settings, incremental)]  # fmt: skip
 
 
 def collect_binary(analysis: ModelAnalysis, path: str, settings: Settings | None = None) -> list[Diagnostic]:

@@ -310,7 +310,8 @@ class GraphLspServer(LanguageServer):
                 path = views.fs_path(state.uri) or state.uri
                 diags = collect_analysis(a, path)
                 if a.doc.model.graph is not None:
-                    diags = sorted(diags + collect_deployment(a, path, settings), key=lambda d: (d.start, d.code))
+                    diags = sorted(diags + collect_deployment(a, path, settings, incremental=True),
+                                   key=lambda d: (d.start, d.code))
                 diags = finalize(diags, a.doc.text, path, settings)
                 return state.converted.convert(state.lines, a.doc.text, diags, state.uri, self.encoding,
                                                _CONVERTER.unstructure)  # fmt: skip
@@ -329,7 +330,7 @@ class GraphLspServer(LanguageServer):
             state.show(view)
         found = views.diagnostics(view, state.path)
         if view.analysis.doc.model.graph is not None:
-            found += collect_deployment(view.analysis, state.path, settings)
+            found += collect_deployment(view.analysis, state.path, settings, incremental=True)
         diags = finalize(found, "", state.path, settings)
         return state.converted.convert(state.lines, view.text, diags, state.uri, self.encoding, _CONVERTER.unstructure)
 

@@ -200,3 +200,24 @@ def test_cli_target_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "GL702" in out and "CUDA has Max(13)" in out and "not int8" in out
     assert main(["check", "--no-cache", "--target", "onnxruntime:tpu", str(model)]) == 2
     assert "unknown target" in capsys.readouterr().err
+
+
+def test_the_editors_incremental_check_follows_edits() -> None:
+    from graphlsp.analysis import Analysis
+    from graphlsp.lint.diagnostics import collect_deployment
+
+    text = H + "g (float[N] x) => (float[N] y) {\n  c = Cast <to = 1> (x)\n  y = Abs (c)\n}\n"
+    a = Analysis(text)
+    settings = Settings()
+
+    def both() -> tuple[list[str], list[str]]:
+        fast = [f"{d.line}:{d.code}" for d in collect_deployment(a, "m", settings, incremental=True)]
+        full = [f"{d.line}:{d.code}" for d in collect_deployment(a, "m", settings)]
+        return fast, full
+
+    assert both() == ([], [])
+    at = text.index("to = 1") + len("to = ")
+    a.apply_edit(at, at + 1, "16")  # bfloat16: Abs has no kernel for it
+    assert both() == (["4:GL701"], ["4:GL701"])
+    a.apply_edit(at, at + 2, "6")  # int32
+    assert both() == ([], [])
