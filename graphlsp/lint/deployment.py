@@ -169,6 +169,8 @@ class DeploymentCheck:
         got = table.lookup(node.domain, node.op_type, since, ins, outs)
         if got.status in ("ok", "unknown"):
             return None
+        if node.domain == "" and _removed_at_load(node):
+            return None
         if table.provider == "cpu" and "float16" in ins and not node.subgraphs:
             as_float = table.lookup(node.domain, node.op_type, since, _fp32(ins), _fp32(outs))
             if as_float.status == "ok":
@@ -308,6 +310,32 @@ class DeploymentCheck:
 
             self._scratch = ShapeRefiner(self.model, self.refiner.evaluator)
         return self._scratch
+
+
+_NOOP_TYPES = {1, 10, 11, 6, 7}  # float, float16, double, int32, int64: the constants NoopElimination reads
+
+
+def _removed_at_load(node: Node) -> bool:
+    """Whether one of the rewrites onnxruntime applies to every model before it looks kernels up (its level-1
+    graph optimizations, on by default) may remove the node: a Dropout whose mask nothing reads and that
+    produces no graph output (EliminateDropout), x+0, x-0, x*1, x/1 with a one-element constant
+    (NoopElimination), an Expand to a constant shape (ExpandElimination, when it changes nothing). Such a node
+    is not reported: that it needs a kernel is not proved."""
+    op = node.op_type
+    if op == "Dropout":
+        outs = node.outputs
+        mask_used = len(outs) > 1 and outs[1] is not None and (bool(outs[1].consumers) or bool(outs[1].graph_outputs))
+        return not mask_used and not (outs and outs[0] is not None and outs[0].graph_outputs)
+    if op in ("Add", "Sub", "Mul", "Div"):
+        for v in node.inputs[:2]:
+            t = v.tensor if v is not None and v.is_initializer else None
+            if t is not None and t.size <= 1 and t.dtype in _NOOP_TYPES:
+                return True
+        return False
+    if op == "Expand":
+        shape = node.inputs[1] if len(node.inputs) > 1 else None
+        return shape is not None and shape.is_initializer
+    return False
 
 
 def _body_still_valid(sig: Any, opset: int, requested: int) -> bool:

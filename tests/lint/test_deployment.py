@@ -221,3 +221,13 @@ def test_the_editors_incremental_check_follows_edits() -> None:
     assert both() == (["4:GL701"], ["4:GL701"])
     a.apply_edit(at, at + 2, "6")  # int32
     assert both() == ([], [])
+
+
+def test_nodes_onnxruntime_removes_before_it_looks_kernels_up() -> None:
+    body = "g (bfloat16[N] x) => (bfloat16[N] y) {\n  a = Identity (x)\n  d = Dropout (a)\n  y = Identity (d)\n}\n"
+    assert codes(H + body) == [] and loads(H + body) == "ok"  # EliminateDropout
+    last = H + "g (bfloat16[N] x) => (bfloat16[N] y) {\n  a = Identity (x)\n  y = Dropout (a)\n}\n"
+    assert [c[:2] for c in codes(last)] == [("GL701", "error")] and loads(last) == "not-implemented"
+    noop = (H + "g (float16[N] x) => (float16[N] y) <float16 zero = {0}> {\n  a = Identity (x)\n"
+            "  b = Add (a, zero)\n  y = Identity (b)\n}\n")
+    assert codes(noop) == [] and loads(noop) == "ok"  # NoopElimination: no Cast rescue to warn of
