@@ -81,7 +81,7 @@ class DeploymentCheck:
     def __init__(self, model: Model, refiner: ShapeRefiner, targets: list[str]) -> None:
         self.model = model
         self.refiner = refiner
-        self.targets = targets
+        self.targets = [t for t in targets if _available(t)]
         self._scratch: ShapeRefiner | None = None
         self._calls: dict[tuple[Any, ...], list[tuple[Node, list[str | None], list[str | None]]]] = {}
         self._memo: dict[tuple[Any, ...], _Verdict | None] = {}
@@ -359,6 +359,18 @@ def _body_still_valid(sig: Any, opset: int, requested: int) -> bool:
                 return False
             if a != b:
                 return False
+    return True
+
+
+def _available(spec: str) -> bool:
+    """Whether a table describes the target (one the settings accepted may not be registered by the installed
+    onnxruntime after all): the others are left out, not the whole check."""
+    from graphlsp.runtime.kernels import TargetError
+
+    try:
+        table_for(spec)
+    except TargetError:
+        return False
     return True
 
 
