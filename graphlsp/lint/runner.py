@@ -142,10 +142,12 @@ def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tupl
         wanted = {(d.code, d.start) for d in diags}
         edits: list[tuple[int, int, str]] = []
         applied = hidden = 0
-        for f in analysis.findings():
+        from graphlsp.lint.diagnostics import deployment_findings
+
+        for f in [*analysis.findings(), *deployment_findings(analysis, path, settings)]:
             if (f.code, f.start) not in wanted:
                 continue
-            found = fixes_for(analysis, f)
+            found = fixes_for(analysis, f, settings.targets)
             if not unsafe and found and not any(fix.safe for fix in found):
                 hidden += 1
             for fix in found:

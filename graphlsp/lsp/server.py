@@ -888,11 +888,16 @@ async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list
     actions = []
     titles = set()
     if wanted(lsp.CodeActionKind.QuickFix):
-        for f in a.findings():
+        from graphlsp.lint.diagnostics import deployment_findings
+
+        settings = ls.settings_for(state.uri)
+        path = views.fs_path(state.uri) or state.uri
+        deployment = deployment_findings(a, path, settings, incremental=True) if a.doc.model.graph is not None else []
+        for f in [*a.findings(), *deployment]:
             if f.end < lo or f.start > hi:
                 continue
             diag = next((d for d in params.context.diagnostics if d.code == f.code), None)
-            for fix in fixes_for(a, f):
+            for fix in fixes_for(a, f, settings.targets):
                 if fix.title in titles:
                     continue
                 titles.add(fix.title)

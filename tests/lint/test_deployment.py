@@ -231,3 +231,21 @@ def test_nodes_onnxruntime_removes_before_it_looks_kernels_up() -> None:
     noop = (H + "g (float16[N] x) => (float16[N] y) <float16 zero = {0}> {\n  a = Identity (x)\n"
             "  b = Add (a, zero)\n  y = Identity (b)\n}\n")
     assert codes(noop) == [] and loads(noop) == "ok"  # NoopElimination: no Cast rescue to warn of
+
+
+def test_the_cast_quick_fix_makes_a_model_onnxruntime_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphlsp.cli import main
+
+    text = (H + 'g (bfloat16[N] x, int16[N] "a b") => (bfloat16[N] y, int16[N] z) {\n  y = Abs (x)\n'
+            '  z = Max ("a b", "a b")\n}\n')
+    assert loads(text) == "not-implemented"
+    path = tmp_path / "m.onnxtxt"
+    path.write_text(text)
+    assert main(["check", "--no-cache", "--fix", str(path)]) == 1  # unsafe: not applied by --fix alone
+    assert path.read_text() == text
+    assert main(["check", "--no-cache", "--fix", "--unsafe-fixes", str(path)]) == 0
+    fixed = path.read_text()
+    assert "  x_float = Cast <to = 1> (x)\n  y_float = Abs (x_float)\n" in fixed
+    assert '  z_int32 = Max ("a b_int32", "a b_int32")\n  z = Cast <to = 5> (z_int32)\n' in fixed
+    assert loads(fixed) == "ok"
+    capsys.readouterr()

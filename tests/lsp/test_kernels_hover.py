@@ -55,6 +55,11 @@ async def test_targets_from_the_editor_diagnostics_and_hover(gpu: LanguageClient
     assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
     assert "CPU: **no-kernel** (error)" in hover.contents.value and "CUDA: kernel Abs(13) for bfloat16" in \
         hover.contents.value
+    actions = await gpu.text_document_code_action_async(lsp.CodeActionParams(
+        text_document=doc, range=lsp.Range(start=lsp.Position(line=3, character=6), end=lsp.Position(line=3, character=9)),
+        context=lsp.CodeActionContext(diagnostics=[])))  # fmt: skip
+    titles = [x.title for x in actions or [] if isinstance(x, lsp.CodeAction)]
+    assert "Cast Abs to float and back to bfloat16" in titles
     gpu.workspace_did_change_configuration(
         lsp.DidChangeConfigurationParams(settings={"graphlsp": {"targets": ["onnxruntime:cuda"]}}))
     await gpu.wait_for_notification(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
