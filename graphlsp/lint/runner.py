@@ -236,8 +236,18 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
 # ---- cache
 def _cache_key(data: bytes, settings: Settings) -> str:
     h = hashlib.sha256(data)
-    h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}".encode())
+    h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}\0{_runtime_stamp(bool(settings.targets))}".encode())
     return h.hexdigest()
+
+
+@functools.cache
+def _runtime_stamp(targets: bool) -> str:
+    """The installed onnxruntime (its kernel tables decide GL7xx): an upgrade must not reuse old results."""
+    if not targets:
+        return ""
+    from graphlsp.runtime.kernels import installed_version
+
+    return repr(installed_version())
 
 
 @functools.cache

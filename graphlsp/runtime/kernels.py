@@ -60,7 +60,7 @@ def known_target(spec: str) -> str:
         return target.spec
     from graphlsp.runtime.installed import PROVIDER_NAMES
 
-    if target.provider in PROVIDER_NAMES.values() and _installed_version() is not None:
+    if target.provider in PROVIDER_NAMES.values() and installed_version() is not None:
         return target.spec  # the installed onnxruntime may register it: table_for says when it does not
     known = ", ".join(f"onnxruntime:{p}" for p in shipped_providers())
     raise TargetError(f"unknown target '{spec}': known targets are {known}")
@@ -165,7 +165,7 @@ def _cache_dir() -> Path:
     return Path(base) / "graphlsp"
 
 
-def _installed_version() -> tuple[str, str] | None:
+def installed_version() -> tuple[str, str] | None:
     """The installed onnxruntime distribution and its version, from its .dist-info folder's name (neither an
     import nor importlib.metadata, which scans every path entry: this runs on every check)."""
     import importlib.util
@@ -190,7 +190,7 @@ def installed_table() -> dict[str, Any] | None:
     cached). None without onnxruntime, or with GRAPHLSP_ORT_TABLES=shipped."""
     if os.environ.get("GRAPHLSP_ORT_TABLES") == "shipped":
         return None
-    found = _installed_version()
+    found = installed_version()
     if found is None:
         return None
     dist, version = found
