@@ -114,14 +114,14 @@ class DeploymentCheck:
         out = []
         limits = table.limits
         ir = self.model.ir_version
-        if ir is not None and limits.get("ir_version") is not None and ir > limits["ir_version"]:
+        if isinstance(ir, int) and limits.get("ir_version") is not None and ir > limits["ir_version"]:
             out.append(Finding(RUNTIME_TOO_OLD, f"IR version {ir} is newer than {table.label} loads (up to "
                                f"{limits['ir_version']})", severity="error"))  # fmt: skip
         opsets = limits.get("opsets", {})
         for domain, version in sorted(self.model.opset_imports.items()):
             name = domain or "ai.onnx"
             top = opsets.get(name)
-            if top is not None and version > top:
+            if top is not None and isinstance(version, int) and version > top:
                 out.append(Finding(RUNTIME_TOO_OLD, f"opset {name} {version} is newer than {table.label} loads "
                                    f"(up to {top})", severity="error"))  # fmt: skip
         return out
