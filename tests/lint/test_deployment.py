@@ -250,3 +250,14 @@ def test_the_cast_quick_fix_makes_a_model_onnxruntime_loads(tmp_path: Path, caps
     assert '  z_int32 = Max ("a b_int32", "a b_int32")\n  z = Cast <to = 5> (z_int32)\n' in fixed
     assert loads(fixed) == "ok"
     capsys.readouterr()
+
+
+def test_nodes_in_loop_bodies_are_checked_with_the_types_the_loop_gives_them() -> None:
+    text = (H + "g (int64 n, bool c, bfloat16[N] x) => (bfloat16[N] y) {\n"
+            "  y = Loop (n, c, x) <body = b (int64 i, bool ci, bfloat16[N] v) => (bool co, bfloat16[N] w) {\n"
+            "    co = Identity (ci)\n    w = Abs (v)\n  }>\n}\n")
+    got = lint_text(text, "m.onnxtxt", Settings())[1]
+    assert [(d.line, d.code) for d in got if d.code.startswith("GL7")] == [(5, "GL701")]
+    assert loads(text) == "not-implemented"
+    fine = text.replace("bfloat16", "float")
+    assert codes(fine) == [] and loads(fine) == "ok"
