@@ -85,6 +85,7 @@ class DeploymentCheck:
         self._scratch: ShapeRefiner | None = None
         self._calls: dict[tuple[Any, ...], list[tuple[Node, list[str | None], list[str | None]]]] = {}
         self._memo: dict[tuple[Any, ...], _Verdict | None] = {}
+        self._node_specific = False
 
     # ---- the rules
     def findings(self) -> list[Finding]:
@@ -143,11 +144,16 @@ class DeploymentCheck:
         outs = [_elem_type(type_of(v)) if v is not None else None for v in node.outputs]
         if node.function is not None or node.subgraphs or node.op_type == "Shape":
             return self._verdict(node, ins, outs, table, 0)
-        # a model repeats few kinds of node: the same op, version and types get the same verdict
+        # a model repeats few kinds of node: the same op, version and types get the same verdict, unless the
+        # verdict looked at more of the node (its neighbours, attributes, a body built for it)
         key = (id(table), node.domain, node.op_type, node.version, tuple(ins), tuple(outs))
-        if key not in self._memo:
-            self._memo[key] = self._verdict(node, ins, outs, table, 0)
-        return self._memo[key]
+        if key in self._memo:
+            return self._memo[key]
+        self._node_specific = False
+        verdict = self._verdict(node, ins, outs, table, 0)
+        if not self._node_specific:
+            self._memo[key] = verdict
+        return verdict
 
     def _verdict(self, node: Node, ins: list[str | None], outs: list[str | None], table: KernelTable,
                  depth: int) -> _Verdict | None:  # fmt: skip
@@ -169,6 +175,7 @@ class DeploymentCheck:
         got = table.lookup(node.domain, node.op_type, since, ins, outs)
         if got.status in ("ok", "unknown"):
             return None
+        self._node_specific = True  # what follows reads more than the node's op, version and types
         if node.domain == "" and _removed_at_load(node):
             return None
         if table.provider == "cpu" and "float16" in ins and not node.subgraphs:

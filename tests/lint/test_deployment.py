@@ -261,3 +261,16 @@ def test_nodes_in_loop_bodies_are_checked_with_the_types_the_loop_gives_them() -
     assert loads(text) == "not-implemented"
     fine = text.replace("bfloat16", "float")
     assert codes(fine) == [] and loads(fine) == "ok"
+
+
+def test_a_verdict_that_depends_on_the_nodes_neighbours_is_not_reused() -> None:
+    # the same Dropout (op, version, types) twice: removed mid-graph, needed where it makes a graph output
+    text = (H + "g (bfloat16[N] x) => (bfloat16[N] y, bfloat16[N] z) {\n  a = Dropout (x)\n  y = Identity (a)\n"
+            "  z = Dropout (x)\n}\n")
+    got = lint_text(text, "m.onnxtxt", Settings())[1]
+    assert [(d.line, d.code) for d in got if d.code.startswith("GL7")] == [(5, "GL701")]
+    assert loads(text) == "not-implemented"
+    swapped = text.replace("  a = Dropout (x)\n  y = Identity (a)\n  z = Dropout (x)\n",
+                           "  z = Dropout (x)\n  a = Dropout (x)\n  y = Identity (a)\n")
+    got = lint_text(swapped, "m.onnxtxt", Settings())[1]
+    assert [(d.line, d.code) for d in got if d.code.startswith("GL7")] == [(3, "GL701")]
