@@ -15,7 +15,6 @@ Nothing is read until a model is checked (the kernel tables load lazily, once)."
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from graphlsp.graph.findings import Finding
@@ -438,15 +437,14 @@ def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
     return out
 
 
-@dataclass(slots=True)
 class _State:
     """One editor analysis's verdicts, kept across edits (the refiner says which nodes changed)."""
 
-    model: Model
-    targets: list[str]
-    check: DeploymentCheck
-    nodes: set[Node]
-    verdicts: dict[Node, list[_Verdict]]
+    __slots__ = ("model", "targets", "check", "nodes", "verdicts", "__weakref__")
+
+    def __init__(self, model: Model, targets: list[str], check: DeploymentCheck, nodes: set[Node],
+                 verdicts: dict[Node, list[_Verdict]]) -> None:  # fmt: skip
+        self.model, self.targets, self.check, self.nodes, self.verdicts = model, targets, check, nodes, verdicts
 
 
 _STATES: weakref.WeakKeyDictionary[ShapeRefiner, _State] = weakref.WeakKeyDictionary()

@@ -18,7 +18,6 @@ import contextlib
 import functools
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,10 +33,14 @@ class TargetError(ValueError):
     pass
 
 
-@dataclass(frozen=True, slots=True)
 class Target:
-    runtime: str  # "onnxruntime"
-    provider: str  # "cpu", "cuda", "dml"
+    """`onnxruntime:cpu`: a runtime and one of its execution providers."""
+
+    __slots__ = ("runtime", "provider")
+
+    def __init__(self, runtime: str, provider: str) -> None:
+        self.runtime = runtime  # "onnxruntime"
+        self.provider = provider  # "cpu", "cuda", "dml"
 
     @property
     def spec(self) -> str:
@@ -66,16 +69,20 @@ def known_target(spec: str) -> str:
     raise TargetError(f"unknown target '{spec}': known targets are {known}")
 
 
-@dataclass(slots=True)
 class Lookup:
     """The outcome of looking a node up: `status` is "ok", "missing" (no kernel matches), "unknown" (a type
     the match needs is not known) or "no-op" (the provider registers no kernel for the op at all). `kernels` are
-    the kernels whose versions match (for the message); `failed` names a type string and the type that missed."""
+    the kernels whose versions match (for the message); `failed` names a type string and the type that missed.
+    (Plain classes here: a dataclass costs a millisecond to define, and this module loads on every check.)"""
 
-    status: str
-    since: int | None = None
-    kernels: list[list[Any]] | None = None
-    failed: tuple[str, str] | None = None
+    __slots__ = ("status", "since", "kernels", "failed")
+
+    def __init__(self, status: str, since: int | None = None, kernels: list[list[Any]] | None = None,
+                 failed: tuple[str, str] | None = None) -> None:  # fmt: skip
+        self.status, self.since, self.kernels, self.failed = status, since, kernels, failed
+
+    def __repr__(self) -> str:
+        return f"Lookup({self.status!r}, {self.since}, failed={self.failed})"
 
 
 class KernelTable:
