@@ -81,6 +81,7 @@ class DeploymentCheck:
         self.model = model
         self.refiner = refiner
         self.targets = [t for t in targets if _available(t)]
+        self.tables = [table_for(t) for t in self.targets]
         self._scratch: ShapeRefiner | None = None
         self._calls: dict[tuple[Any, ...], list[tuple[Node, list[str | None], list[str | None]]]] = {}
         self._memo: dict[tuple[Any, ...], _Verdict | None] = {}
@@ -96,14 +97,14 @@ class DeploymentCheck:
         return out
 
     def model_findings(self) -> list[Finding]:
-        return [f for spec in self.targets for f in self._too_old(table_for(spec))]
+        return [f for table in self.tables for f in self._too_old(table)]
 
     def verdicts(self, node: Node) -> list[_Verdict]:
         """What each target says of one node (nothing where it loads)."""
         out = []
-        for spec in self.targets:
+        for table in self.tables:
             try:
-                verdict = self.node_verdict(node, table_for(spec))
+                verdict = self.node_verdict(node, table)
             except Exception:  # a bug of ours must not stop the check: that node stays unproved
                 verdict = None
             if verdict is not None:
@@ -138,9 +139,11 @@ class DeploymentCheck:
 
     # ---- one node
     def node_verdict(self, node: Node, table: KernelTable) -> _Verdict | None:
-        type_of = self.refiner.type_of
-        ins = [_elem_type(type_of(v)) if v is not None else None for v in node.inputs]
-        outs = [_elem_type(type_of(v)) if v is not None else None for v in node.outputs]
+        values = self.refiner.values  # type_of, inlined: this runs for every node of every check
+        ins = [_elem_type(x.type if (x := values.get(v)) is not None else None) if v is not None else None
+               for v in node.inputs]  # fmt: skip
+        outs = [_elem_type(x.type if (x := values.get(v)) is not None else None) if v is not None else None
+                for v in node.outputs]  # fmt: skip
         if node.function is not None or node.subgraphs or node.op_type == "Shape":
             return self._verdict(node, ins, outs, table, 0)
         # a model repeats few kinds of node: the same op, version and types get the same verdict, unless the
