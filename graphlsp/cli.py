@@ -60,7 +60,7 @@ def _check(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    from graphlsp.lint.config import check_rules
+    from graphlsp.lint.config import check_rules, validate_targets
 
     try:
         if args.select:
@@ -71,6 +71,8 @@ def _check(args: argparse.Namespace) -> int:
             check_rules(ignore, "--ignore")
             settings.ignore += ignore
         settings.sizes = settings.sizes.merged(_sizes(args))
+        if args.target:
+            settings.targets = validate_targets([t for x in args.target for t in x.split(",") if t], "--target")
     except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -580,6 +582,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "the editor shows them, the CLI leaves them out unless asked, or selected by code)")  # fmt: skip
     check.add_argument("--select", help="comma-separated codes, prefixes or names to report (only these)")
     check.add_argument("--ignore", help="comma-separated codes, prefixes or names not to report")
+    check.add_argument("--target", action="append", metavar="RUNTIME:PROVIDER",
+                       help="where the model must load (GL7xx), repeatable: onnxruntime:cpu (default), "
+                       "onnxruntime:cuda, onnxruntime:dml; replaces `targets` of the config")
     check.add_argument("--config", help="a pyproject.toml or graphlsp.toml to use instead of the nearest one")
     check.add_argument("--no-cache", action="store_true", help="analyse every file, even unchanged ones")
     check.add_argument("--no-color", action="store_true", help="no colour even on a terminal")

@@ -105,6 +105,7 @@ class ShapeRefiner:
         self.conditions: dict[Node, list[Condition]] = {}
         # declared dims (value infos, graph outputs) that inference finds as other expressions: (dim, ours, theirs)
         self.declared_conditions: dict[Value, tuple[ValueInfo, list[tuple[int, d.Dim, d.Dim]]]] = {}
+        self.touched: set[Node] | None = None  # when a layer above sets it: the nodes inferred since it last looked
 
     # ---- public
     def run(self) -> RefineReport:
@@ -240,9 +241,23 @@ class ShapeRefiner:
             self.infer_node(node)
         return [self.type_of(v) for v in graph.outputs]
 
+    def infer_call(self, body: Graph, attrs: list[FuncAttr], call_attrs: dict[str, Any],
+                   input_types: list[ValueType]) -> None:  # fmt: skip
+        """Infer a function body for one call, its values left in `values` (the kernel check reads each body
+        node's types there): the call's attributes bound to the body's `@refs`, as a call through the body is."""
+        binding: dict[str, Any] = {fa.name: plain(fa.default) for fa in attrs if fa.has_default}
+        binding.update({k: v for k, v in call_attrs.items() if v is not None})
+        self._bindings.append(binding)
+        try:
+            self.infer_subgraph(body, input_types)
+        finally:
+            self._bindings.pop()
+
     # ---- nodes
     def infer_node(self, node: Node) -> bool:
         """Infer one node from the current input values; True when its outputs changed."""
+        if self.touched is not None:
+            self.touched.add(node)
         inputs = [self.values.get(v) if v is not None else None for v in node.inputs]
         sig = None
         if node.function is None and node.version is not None:
@@ -690,3 +705,6 @@ def _schema_body(op: str, version: int, domain: str) -> tuple[Graph, list[FuncAt
             result = (fn.body, fn.attributes)
     _SCHEMA_BODIES[key] = result
     return result
+
+
+schema_body = _schema_body  # for the layers above: an onnx schema's function body as a Graph (cached)

@@ -10,6 +10,7 @@
     op-libraries = ["ops/*.onnxop"]         # the project's op declarations (paths and globs, relative to this file)
     dims = { batch = 8 }                    # sizes of input dims (dim_params) to check the model at
     input-shapes = { images = [1, 3, 640, 640] }  # whole input shapes to check the model at
+    targets = ["onnxruntime:cpu"]           # where the model must load (GL7xx): onnxruntime:cpu, :cuda, :dml
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from graphlsp.infer.sizes import InputSizes, from_config
 from graphlsp.lint.rules import RULES
 
 SEVERITIES = ("error", "warning", "info", "hint")
+DEFAULT_TARGETS = ("onnxruntime:cpu",)
 
 
 class ConfigError(ValueError):
@@ -45,6 +47,7 @@ class Settings:
     source: str = ""
     op_libraries: list[str] = field(default_factory=list)  # the library files `op-libraries` names, resolved
     sizes: InputSizes = field(default_factory=InputSizes)  # `dims` and `input-shapes`: inference runs at these
+    targets: list[str] = field(default_factory=lambda: list(DEFAULT_TARGETS))  # runtimes the model must load on
 
     def __getstate__(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]
@@ -78,7 +81,7 @@ class Settings:
     def key(self) -> str:
         """What the result cache must depend on."""
         return repr((self.select, self.ignore, sorted(self.severity.items()), sorted(self.per_file_ignores.items()),
-                     self.fold_size_cap, _digest(self.op_libraries), self.sizes))  # fmt: skip
+                     self.fold_size_cap, _digest(self.op_libraries), self.sizes, self.targets))  # fmt: skip
 
 
 def _relative(path: str, root: Path | None) -> str:
@@ -181,7 +184,7 @@ def _strings(value: Any) -> bool:
 def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Settings:
     s = Settings(source=source)
     known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries",
-             "dims", "input-shapes"}
+             "dims", "input-shapes", "targets"}
     unknown = set(raw) - known
     if unknown:
         raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
@@ -207,12 +210,29 @@ def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Set
         s.sizes = from_config(raw.get("dims", {}), raw.get("input-shapes", {}), source)
     except ValueError as e:
         raise ConfigError(str(e)) from None
+    s.targets = validate_targets(raw.get("targets", list(DEFAULT_TARGETS)), source)
     s.root = root
     _check_codes(s, source)
     if "op-libraries" in raw:
         s.op_libraries = _op_libraries(raw["op-libraries"], root, source)
         _use_libraries(s.op_libraries, source)
     return s
+
+
+def validate_targets(value: Any, source: str) -> list[str]:
+    """`targets`: runtime:provider names the kernel tables know (checked here, the tables read only when a model
+    is checked)."""
+    from graphlsp.runtime.kernels import TargetError, known_target
+
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise ConfigError(f"{source}: targets must be a list like [\"onnxruntime:cpu\", \"onnxruntime:cuda\"]")
+    out = []
+    for spec in value:
+        try:
+            out.append(known_target(spec))
+        except TargetError as e:
+            raise ConfigError(f"{source}: targets: {e}") from None
+    return list(dict.fromkeys(out))
 
 
 def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
@@ -228,6 +248,7 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
         "inlay-hints": options.get("inlayHints", base.inlay_hints),
         "dims": options.get("dims", base.sizes.dim_map()),
         "input-shapes": options.get("inputShapes", {k: list(v) for k, v in base.sizes.shapes}),
+        "targets": options.get("targets", base.targets),
     }
     s = _validate(raw, "editor settings", base.root)
     s.op_libraries = base.op_libraries

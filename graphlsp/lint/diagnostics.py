@@ -10,6 +10,8 @@ from graphlsp.lint.rules import rule
 if TYPE_CHECKING:
     from graphlsp.analysis import Analysis, ModelAnalysis
     from graphlsp.graph.core import Node
+    from graphlsp.graph.findings import Finding
+    from graphlsp.lint.config import Settings
     from graphlsp.oplib.query import OpDocument
     from graphlsp.syntax.document import SyntaxDocument
 
@@ -81,12 +83,39 @@ def _locate(d: Diagnostic, node: Node) -> None:
     d.op = node.qualified_op
 
 
-def collect_binary(analysis: ModelAnalysis, path: str) -> list[Diagnostic]:
-    """Diagnostics of a model without text, located by node."""
+DEPLOYMENT = ("GL701", "GL702", "GL703")
+
+
+def deployment_findings(analysis: Analysis | ModelAnalysis, path: str, settings: Settings,
+                        incremental: bool = False) -> list[Finding]:  # fmt: skip
+    """The GL7xx findings for the settings' targets; nothing (and no kernel table read) when they are all off.
+    `incremental`: the editor's analysis, kept across edits (only what an edit changed is looked up again)."""
+    if not settings.targets or not any(settings.enabled(c, path) for c in DEPLOYMENT):
+        return []
+    from graphlsp.lint.deployment import deployment_findings as check
+    from graphlsp.runtime.kernels import TargetError
+
+    try:
+        return check(analysis.model, analysis.refiner, settings.targets, incremental)
+    except TargetError:  # a target no table describes (the settings said so already)
+        return []
+
+
+def collect_deployment(analysis: Analysis, path: str, settings: Settings,
+                       incremental: bool = False) -> list[Diagnostic]:  # fmt: skip
+    """GL7xx diagnostics of a text document."""
+    doc = analysis.doc
+    return [_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related), f.node)
+            for f in deployment_findings(analysis, path, settings, incremental)]  # fmt: skip
+
+
+def collect_binary(analysis: ModelAnalysis, path: str, settings: Settings | None = None) -> list[Diagnostic]:
+    """Diagnostics of a model without text, located by node (GL7xx too, given the settings)."""
     from graphlsp.syntax.printer import node_line
 
     out = []
-    for f in analysis.findings():
+    extra = deployment_findings(analysis, path, settings) if settings is not None else []
+    for f in [*analysis.findings(), *extra]:
         r = rule(f.code)
         d = Diagnostic(path, None, None, None, None, f.severity or r.severity, f.code, r.name, f.message,
                        detail=f.detail)  # fmt: skip

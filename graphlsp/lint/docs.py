@@ -274,4 +274,32 @@ DOCS: dict[str, RuleDoc] = {
         "",  # `op com.acme.Foo { input x: float  output y: float  type T: float }`: T is never used
         "Remove what is unused, or use it.",
     ),
+    "GL701": RuleDoc(
+        "onnx's checker accepts the model, but the runtime it is for refuses to load it: `NOT_IMPLEMENTED : Could "
+        "not find an implementation for Abs(13)`. Each node is looked up in the kernel registry of each target "
+        "(`targets`, default onnxruntime:cpu) as onnxruntime does: the op's schema version (a kernel registered "
+        "open-ended matches only its first version) and the element types inferred for each type constraint. "
+        "Nodes of If/Loop/Scan bodies and of model-local functions (at each call, with that call's types) are "
+        "checked; an op without a kernel that onnx defines by a function body is inlined, and its body's nodes "
+        "must have kernels. On CPU a float16 node without a float16 kernel loads (onnxruntime runs it in float32 "
+        "between inserted Casts): that is a warning; bfloat16 gets no such rescue. See docs/deployment.md.",
+        H + "g (bfloat16[N] x) => (bfloat16[N] y) {\n  y = Abs (x)\n}\n",
+        "Cast to a type the message lists before the node and back after it, keep that part of the model in "
+        "float32, or pick a target that has the kernel.",
+    ),
+    "GL702": RuleDoc(
+        "On a GPU target (onnxruntime:cuda, onnxruntime:dml) a node without a kernel there but with one on CPU "
+        "still loads: onnxruntime places it on CPU and copies its inputs to the host and its outputs back, every "
+        "run. Example (with `targets = [\"onnxruntime:cuda\"]`): CUDA's Max has no int8 kernel.",
+        H + "g (int8[N] x) => (int8[N] y) {\n  y = Max (x, x)\n}\n",
+        "Use a type the message lists for the provider (a Cast around the node), or accept the copies.",
+    ),
+    "GL703": RuleDoc(
+        "onnxruntime refuses a model whose IR version, or the version of an opset it imports, is newer than the "
+        "release supports (`Unsupported model IR version`, `Current official support for domain ai.onnx is till "
+        "opset 28`). The limits are the target release's (the installed onnxruntime's, else the shipped table's).",
+        '<ir_version: 15, opset_import: ["" : 21]>\ng (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n',
+        "Export with an older opset and IR version (torch.onnx.export(..., opset_version=...)), or upgrade "
+        "onnxruntime.",
+    ),
 }

@@ -153,7 +153,12 @@ _FIXERS = {"GL204": _unknown_op, "GL205": _missing_import, "GL207": _unused, "GL
            "GL401": _fold, "GL402": _fold}  # fmt: skip
 
 
-def fixes_for(a: Analysis, f: Finding) -> list[Fix]:
+def fixes_for(a: Analysis, f: Finding, targets: list[str] | None = None) -> list[Fix]:
+    """The fixes of a finding; `targets` (the settings') for the deployment rules' (GL701: Casts)."""
+    if f.code == "GL701":
+        from graphlsp.lint.cast_fix import cast_fixes
+
+        return [Fix(title, edits, safe=False) for title, edits in cast_fixes(a, f, targets or [])]
     fixer = _FIXERS.get(f.code)
     return fixer(a, f) if fixer is not None else []
 

@@ -1,8 +1,8 @@
 """The rule table: every diagnostic code graphlsp emits, with its kebab-case name and default severity.
 
 Codes: GL1xx syntax, GL2xx graph structure, GL3xx shapes and types, GL4xx constant folding and simplification,
-GL5xx style, GL6xx op library files (`*.onnxop`). A code is stable once released; names may be used wherever a
-code is accepted.
+GL5xx style, GL6xx op library files (`*.onnxop`), GL7xx deployment (will the model load on its targets). A code
+is stable once released; names may be used wherever a code is accepted.
 """
 
 from __future__ import annotations
@@ -98,6 +98,12 @@ RULES: dict[str, Rule] = {
         Rule("GL601", "op-library-syntax", "error", "An op library file (`*.onnxop`) that does not parse."),
         Rule("GL602", "op-declaration-error", "error", "An op declaration graphlsp cannot use (an unknown type or "
              "function, a name the shape contract cannot resolve): the op is left out of the library."),
+        Rule("GL701", "no-kernel", "error", "The target runtime has no kernel for the node: its op at its schema "
+             "version with its element types (a warning where onnxruntime runs a float16 node in float32)."),
+        Rule("GL702", "ep-fallback", "warning", "No kernel on the target's GPU execution provider, but one on CPU: "
+             "the node runs on CPU, its data copied there and back."),
+        Rule("GL703", "runtime-too-old", "error", "The model's IR version or an opset import is newer than the "
+             "target runtime release loads."),
         Rule("GL603", "op-declaration-warning", "warning", "An op declaration graphlsp uses that is probably not "
              "what was meant (an unused type constraint, onnx already defines the op)."),
     ]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from graphlsp import __version__
 from graphlsp.files import read_regular
 from graphlsp.lint.config import Settings
-from graphlsp.lint.diagnostics import Diagnostic, collect_analysis
+from graphlsp.lint.diagnostics import Diagnostic, collect_analysis, collect_deployment
 from graphlsp.lint.rules import rule
 
 if TYPE_CHECKING:
@@ -62,6 +62,9 @@ def lint_text(
         # an unloadable binary, or bytes that are no text at all (binary data): the one finding says it all
         unread = source_error is not None and (source_error[0] == "GL106" or not text)
         diags = [] if unread else collect_analysis(analysis, path)
+        if not unread and analysis.doc.model.graph is not None:
+            diags += collect_deployment(analysis, path, settings)
+            diags.sort(key=lambda d: (d.start, d.code))
     finally:
         if enabled:
             gc.enable()
@@ -101,7 +104,7 @@ def lint_binary(path: str, settings: Settings, data: bytes | None = None, folder
         return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
                            f"cannot load binary ONNX model: {type(e).__name__}: {e}")]  # fmt: skip
     analysis = ModelAnalysis(model, findings, settings.fold_size_cap, settings.sizes)
-    return finalize(collect_binary(analysis, path), "", path, settings)
+    return finalize(collect_binary(analysis, path, settings), "", path, settings)
 
 
 def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) -> list[Diagnostic]:
@@ -144,10 +147,12 @@ def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tupl
         wanted = {(d.code, d.start) for d in diags}
         edits: list[tuple[int, int, str]] = []
         applied = hidden = 0
-        for f in analysis.findings():
+        from graphlsp.lint.diagnostics import deployment_findings
+
+        for f in [*analysis.findings(), *deployment_findings(analysis, path, settings)]:
             if (f.code, f.start) not in wanted:
                 continue
-            found = fixes_for(analysis, f)
+            found = fixes_for(analysis, f, settings.targets)
             if not unsafe and found and not any(fix.safe for fix in found):
                 hidden += 1
             for fix in found:
@@ -239,8 +244,18 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
 # ---- cache
 def _cache_key(data: bytes, settings: Settings) -> str:
     h = hashlib.sha256(data)
-    h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}".encode())
+    h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}\0{_runtime_stamp(bool(settings.targets))}".encode())
     return h.hexdigest()
+
+
+@functools.cache
+def _runtime_stamp(targets: bool) -> str:
+    """The installed onnxruntime (its kernel tables decide GL7xx): an upgrade must not reuse old results."""
+    if not targets:
+        return ""
+    from graphlsp.runtime.kernels import installed_version
+
+    return repr(installed_version())
 
 
 @functools.cache

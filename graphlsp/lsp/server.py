@@ -41,7 +41,7 @@ from graphlsp import __version__, query
 from graphlsp.analysis import Analysis, warm_up
 from graphlsp.graph.core import Node
 from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
-from graphlsp.lint.diagnostics import collect_analysis
+from graphlsp.lint.diagnostics import collect_analysis, collect_deployment
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert, opdocs, views
 from graphlsp.lsp.protocol import ChunkedStdin, ErrorReply, GraphLspProtocol, RawJSON
@@ -332,7 +332,11 @@ class GraphLspServer(LanguageServer):
                     # a setting changed (the cap, the input sizes `dims`): evaluate again under the new one
                     a = state.analysis = Analysis(a.doc, settings.fold_size_cap, sizes=settings.sizes)
                 path = views.fs_path(state.uri) or state.uri
-                diags = finalize(collect_analysis(a, path), a.doc.text, path, settings)
+                diags = collect_analysis(a, path)
+                if a.doc.model.graph is not None:
+                    diags = sorted(diags + collect_deployment(a, path, settings, incremental=True),
+                                   key=lambda d: (d.start, d.code))
+                diags = finalize(diags, a.doc.text, path, settings)
                 return state.converted.convert(state.lines, a.doc.text, diags, state.uri, self.encoding,
                                                _CONVERTER.unstructure)  # fmt: skip
             except Exception as e:
@@ -349,7 +353,10 @@ class GraphLspServer(LanguageServer):
             # a setting changed (the cap, the sizes `dims`): render under the new one
             view = self.view_or_error(state.path, settings.fold_size_cap)
             state.show(view)
-        diags = finalize(views.diagnostics(view, state.path), "", state.path, settings)
+        found = views.diagnostics(view, state.path)
+        if view.analysis.doc.model.graph is not None:
+            found += collect_deployment(view.analysis, state.path, settings, incremental=True)
+        diags = finalize(found, "", state.path, settings)
         return state.converted.convert(state.lines, view.text, diags, state.uri, self.encoding, _CONVERTER.unstructure)
 
     def publish(self, state: DocState, version: int, payload: list[str]) -> None:
@@ -588,14 +595,34 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
     if state is None or state.analysis is None:
         return None
     a, enc = state.analysis, ls.encoding
-    found = query.hover(a, convert.offset(state.lines, params.position, enc))
+    offset = convert.offset(state.lines, params.position, enc)
+    found = query.hover(a, offset)
     if found is None:
         return None
     text, (start, end) = found
+    text += _kernel_lines(ls, state.uri, a, offset)
     return lsp.Hover(
         contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
         range=convert.span_range(state.lines, start, end, enc),
     )
+
+
+def _kernel_lines(ls: GraphLspServer, uri: str, a: Analysis, offset: int) -> str:
+    """On a node's op: whether each target (`targets`) has a kernel for the node's types."""
+    hit = query.hit_at(a, offset)
+    if hit is None or hit.kind != "op" or hit.node is None:
+        return ""
+    settings = ls.settings_for(uri)
+    if not settings.targets:
+        return ""
+    from graphlsp.lint.deployment import hover_lines
+
+    try:
+        lines = hover_lines(a.model, a.refiner, hit.node, settings.targets)
+    except Exception:  # the hover stands without them
+        log.exception("kernel lines of a hover failed")
+        return ""
+    return "\n" + "\n".join(lines) if lines else ""
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
@@ -887,11 +914,16 @@ async def code_actions(ls: GraphLspServer, params: lsp.CodeActionParams) -> list
     actions = []
     titles = set()
     if wanted(lsp.CodeActionKind.QuickFix):
-        for f in a.findings():
+        from graphlsp.lint.diagnostics import deployment_findings
+
+        settings = ls.settings_for(state.uri)
+        path = views.fs_path(state.uri) or state.uri
+        deployment = deployment_findings(a, path, settings, incremental=True) if a.doc.model.graph is not None else []
+        for f in [*a.findings(), *deployment]:
             if f.end < lo or f.start > hi:
                 continue
             diag = next((d for d in params.context.diagnostics if d.code == f.code), None)
-            for fix in fixes_for(a, f):
+            for fix in fixes_for(a, f, settings.targets):
                 if fix.title in titles:
                     continue
                 titles.add(fix.title)

@@ -1,0 +1,496 @@
+"""Deployment rules: will the model load on its targets (`targets` setting, `--target`)?
+
+- GL701 no-kernel: a node the target runtime has no kernel for, at the node's schema version and with its
+  inferred types (onnxruntime's matching rule, graphlsp.runtime.kernels). Nodes of If/Loop/Scan bodies are
+  checked as they are; a model-local function is checked at each call, through its body with that call's types.
+  What onnxruntime does instead of failing is modelled: on CPU a float16 node without a float16 kernel runs in
+  float32 between inserted Casts (a warning); an op with a function body (onnx's schema) is inlined, and then
+  its body's nodes need kernels.
+- GL702 ep-fallback: on a GPU target, a node with no kernel there but one on CPU: it runs on CPU, its data
+  copied over and back.
+- GL703 runtime-too-old: the model's IR version or an opset import is newer than the target release loads.
+
+Nothing is read until a model is checked (the kernel tables load lazily, once)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any, Literal
+
+from graphlsp.graph.findings import Finding
+from graphlsp.infer.types import NAME_BY_ELEM, MapType, OptionalType, SequenceType, TensorType, ValueType
+from graphlsp.runtime.kernels import UNKNOWN, KernelTable, Lookup, cpu_table_for, describe_kernels, table_for
+
+if TYPE_CHECKING:
+    from graphlsp.graph.core import Graph, Model, Node
+    from graphlsp.infer.refiner import ShapeRefiner
+
+NO_KERNEL = "GL701"
+EP_FALLBACK = "GL702"
+RUNTIME_TOO_OLD = "GL703"
+MAX_DEPTH = 8  # function calls and inlined bodies followed, one inside another
+LOAD_TIME_OPS = {"Constant"}  # onnxruntime turns these into initializers when it loads the model: no kernel runs
+
+
+def ort_type(t: ValueType) -> str:
+    """A value's type as onnxruntime writes it in its registry (`float`, `seq(tensor(float))`); `?` unknown."""
+    if isinstance(t, TensorType):
+        if t.elem is None:
+            return UNKNOWN
+        name = NAME_BY_ELEM.get(t.elem, UNKNOWN)
+        return f"sparse_tensor({name})" if t.sparse else name
+    if isinstance(t, SequenceType):
+        inner = ort_type(t.elem)
+        return UNKNOWN if inner == UNKNOWN else f"seq({_full(inner)})"
+    if isinstance(t, OptionalType):
+        inner = ort_type(t.elem)
+        return UNKNOWN if inner == UNKNOWN else f"optional({_full(inner)})"
+    if isinstance(t, MapType):
+        value = ort_type(t.value)
+        if t.key is None or value == UNKNOWN:
+            return UNKNOWN
+        return f"map({NAME_BY_ELEM.get(t.key, '?')},{_full(value)})"
+    return UNKNOWN
+
+
+def _elem_type(t: ValueType) -> str:
+    """ort_type, quicker for the common case (a dense tensor)."""
+    if type(t) is TensorType and not t.sparse:
+        return UNKNOWN if t.elem is None else NAME_BY_ELEM.get(t.elem, UNKNOWN)
+    return ort_type(t)
+
+
+def _full(t: str) -> str:
+    return t if "(" in t else f"tensor({t})"
+
+
+class _Verdict:
+    """What one target says of one node: a code, a severity and a message, or nothing (it loads)."""
+
+    __slots__ = ("code", "severity", "message", "related")
+
+    def __init__(self, code: str, severity: str, message: str, related: list[tuple[str, Node]] | None = None):
+        self.code, self.severity, self.message = code, severity, message
+        self.related = related or []
+
+
+class DeploymentCheck:
+    """The kernel check of one model's nodes against its targets, reading types from the analysis's refiner."""
+
+    def __init__(self, model: Model, refiner: ShapeRefiner, targets: list[str]) -> None:
+        self.model = model
+        self.refiner = refiner
+        self.targets = [t for t in targets if _available(t)]
+        self.tables = [table_for(t) for t in self.targets]
+        self._scratch: ShapeRefiner | None = None
+        self._calls: dict[tuple[Any, ...], list[tuple[Node, list[str | None], list[str | None]]]] = {}
+        self._memo: dict[tuple[Any, ...], _Verdict | None] = {}
+        self._node_specific = False
+
+    # ---- the rules
+    def findings(self) -> list[Finding]:
+        if self.model.graph is None:
+            return []
+        out = self.model_findings()
+        for node in self.model.graph.all_nodes():
+            out += [self._finding(node, v) for v in self.verdicts(node)]
+        return out
+
+    def model_findings(self) -> list[Finding]:
+        return [f for table in self.tables for f in self._too_old(table)]
+
+    def verdicts(self, node: Node) -> list[_Verdict]:
+        """What each target says of one node (nothing where it loads)."""
+        out = []
+        for table in self.tables:
+            try:
+                verdict = self.node_verdict(node, table)
+            except Exception:  # a bug of ours must not stop the check: that node stays unproved
+                verdict = None
+            if verdict is not None:
+                out.append(verdict)
+        return out
+
+    def _too_old(self, table: KernelTable) -> list[Finding]:
+        out = []
+        limits = table.limits
+        ir = self.model.ir_version
+        if isinstance(ir, int) and limits.get("ir_version") is not None and ir > limits["ir_version"]:
+            out.append(Finding(RUNTIME_TOO_OLD, f"IR version {ir} is newer than {table.label} loads (up to "
+                               f"{limits['ir_version']})", severity="error"))  # fmt: skip
+        opsets = limits.get("opsets", {})
+        for domain, version in sorted(self.model.opset_imports.items()):
+            name = domain or "ai.onnx"
+            top = opsets.get(name)
+            if top is not None and isinstance(version, int) and version > top:
+                out.append(Finding(RUNTIME_TOO_OLD, f"opset {name} {version} is newer than {table.label} loads "
+                                   f"(up to {top})", severity="error"))  # fmt: skip
+        return out
+
+    def _finding(self, node: Node, v: _Verdict) -> Finding:
+        span = node.op_span
+        start, end = span if span is not None else (-1, -1)
+        related = []
+        for message, inner in v.related:
+            s = inner.op_span
+            if s is not None:
+                related.append((message, s[0], s[1]))
+        return Finding(v.code, v.message, start, end, severity=v.severity, related=related, node=node)
+
+    # ---- one node
+    def node_verdict(self, node: Node, table: KernelTable) -> _Verdict | None:
+        values = self.refiner.values  # type_of, inlined: this runs for every node of every check
+        ins = [_elem_type(x.type if (x := values.get(v)) is not None else None) if v is not None else None
+               for v in node.inputs]  # fmt: skip
+        outs = [_elem_type(x.type if (x := values.get(v)) is not None else None) if v is not None else None
+                for v in node.outputs]  # fmt: skip
+        if node.function is not None or node.subgraphs or node.op_type == "Shape":
+            return self._verdict(node, ins, outs, table, 0)
+        # a model repeats few kinds of node: the same op, version and types get the same verdict, unless the
+        # verdict looked at more of the node (its neighbours, attributes, a body built for it)
+        key = (id(table), node.domain, node.op_type, node.version, tuple(ins), tuple(outs))
+        if key in self._memo:
+            return self._memo[key]
+        self._node_specific = False
+        verdict = self._verdict(node, ins, outs, table, 0)
+        if not self._node_specific:
+            self._memo[key] = verdict
+        return verdict
+
+    def _verdict(self, node: Node, ins: list[str | None], outs: list[str | None], table: KernelTable,
+                 depth: int) -> _Verdict | None:  # fmt: skip
+        if node.function is not None:
+            return self._through_function(node, ins, table, depth)
+        if node.version is None or not table.knows(node.domain):
+            return None  # not imported (GL205), or a domain the runtime does not know: a custom op library's
+        complex_ = next((t for t in [*ins, *outs] if t is not None and "complex" in t), None)
+        if complex_ is not None:
+            return _Verdict(NO_KERNEL, "error", f"{table.label} does not support {complex_} tensors")
+        since = table.since_version(node.domain, node.op_type, node.version)
+        if since is None:
+            return None  # no schema there: the op is unknown to it (GL204, GL209, runtime-too-old)
+        if node.domain == "" and node.op_type in LOAD_TIME_OPS:
+            return None
+        if node.domain == "" and node.op_type == "Shape" and node.inputs and node.inputs[0] is not None \
+                and self._static(node.inputs[0]):  # fmt: skip
+            return None  # onnxruntime's constant folding replaces a Shape of a static shape by its value
+        got = table.lookup(node.domain, node.op_type, since, ins, outs)
+        if got.status in ("ok", "unknown"):
+            return None
+        self._node_specific = True  # what follows reads more than the node's op, version and types
+        if node.domain == "" and _removed_at_load(node):
+            return None
+        if table.provider == "cpu" and "float16" in ins and not node.subgraphs:
+            as_float = table.lookup(node.domain, node.op_type, since, _fp32(ins), _fp32(outs))
+            if as_float.status == "ok":
+                return _Verdict(NO_KERNEL, "warning", f"{_has(table, node, got)}; not float16: onnxruntime "
+                                "inserts Casts and runs it in float32")  # fmt: skip
+        inlined = self._through_schema_body(node, since, ins, outs, table, depth)
+        if inlined is not False:
+            return inlined
+        cpu = cpu_table_for(f"{table.runtime}:{table.provider}")
+        if cpu is not None:
+            fallback = self._verdict(node, ins, outs, cpu, depth)
+            if fallback is None:
+                return _Verdict(EP_FALLBACK, "warning", f"{_has(table, node, got)}{_missing(got)}: it runs on CPU, "
+                                "its data copied there and back")  # fmt: skip
+        return _Verdict(NO_KERNEL, "error", _has(table, node, got) + _missing(got))
+
+    def _through_schema_body(self, node: Node, since: int, ins: list[str | None], outs: list[str | None],
+                             table: KernelTable, depth: int) -> _Verdict | None | Literal[False]:  # fmt: skip
+        """An op with a function body in onnx's schema is inlined when no kernel takes it: its body's nodes then
+        need kernels. False when there is no body."""
+        from graphlsp.infer.refiner import schema_body
+        from graphlsp.ops.signature import signature
+
+        if node.domain not in ("", "ai.onnx.ml"):
+            return False
+        sig = signature(node.op_type, since, node.domain)
+        contextual = bool(getattr(sig.schema, "has_context_dependent_function", False)) if sig is not None else False
+        if sig is None or not (sig.has_function or contextual):
+            return False
+        if depth >= MAX_DEPTH:
+            return None
+        # onnxruntime's Node::TryGetFunctionProto: a body built for the node's types first, at the opset the
+        # model imports; else the schema's body for that opset, only if no op it uses changed since the body's
+        # own opset (onnx's OpSchema::GetFunction with validation); else the op is not inlined
+        requested = node.version if node.domain == "" and node.version is not None else since
+        if contextual:
+            body = self._context_body(node, sig, requested)
+            if body is None:
+                return None  # a body onnx builds for the node's types, which graphlsp could not build: not proved
+        else:
+            opsets = getattr(sig.schema, "function_opset_versions", [sig.since_version])
+            below = [f for f in opsets if f <= requested]
+            if not below:
+                return False
+            opset = max(below)
+            if node.domain == "" and not _body_still_valid(sig, opset, requested):
+                return False
+            body = schema_body(node.op_type, opset, node.domain)
+            if body is None:
+                return None
+        graph, attrs = body
+        inner = self._check_body(node, graph, attrs, table, depth)
+        if inner is None:
+            return None
+        where, v = inner
+        label = f" '{where.name}'" if where.name else ""
+        return _Verdict(v.code, v.severity, f"{node.op_type}({since}) has no kernel and is inlined: its body's "
+                        f"{where.op_type}{label}: {v.message}", [(v.message, where), *v.related])  # fmt: skip
+
+    def _context_body(self, node: Node, sig: Any, since: int) -> tuple[Graph, list[Any]] | None:
+        """The function body onnx builds for this node's input types (CastLike, Attention, the losses)."""
+        from onnx import FunctionProto, TypeProto
+
+        from graphlsp.binary.read import function_from_proto
+        from graphlsp.binary.write import node_proto
+
+        types = []
+        for v in node.inputs:
+            tp = TypeProto()
+            t = self.refiner.type_of(v) if v is not None else None
+            if v is not None:
+                if not isinstance(t, TensorType) or t.elem is None or t.sparse:
+                    return None
+                tp.tensor_type.elem_type = t.elem
+                if t.shape is not None:
+                    tp.tensor_type.shape.SetInParent()
+                    for d in t.shape:
+                        dim = tp.tensor_type.shape.dim.add()
+                        if isinstance(d, int):
+                            dim.dim_value = d
+            types.append(tp.SerializeToString())
+        try:
+            build = sig.schema.get_context_dependent_function_with_opset_version
+            raw = build(since, node_proto(node).SerializeToString(), types)
+            proto = FunctionProto.FromString(raw)
+            if not len(proto.node):
+                return None
+            imports = {o.domain: o.version for o in proto.opset_import} or {node.domain: since}
+            fn = function_from_proto(proto, imports)
+        except Exception:  # onnx cannot build it for these types: not proved either way
+            return None
+        return (fn.body, fn.attributes) if fn.body is not None else None
+
+    def _static(self, value: Any) -> bool:
+        t = self.refiner.type_of(value)
+        return isinstance(t, TensorType) and t.shape is not None and all(isinstance(d, int) for d in t.shape)
+
+    def _through_function(self, node: Node, ins: list[str | None], table: KernelTable,
+                          depth: int) -> _Verdict | None:  # fmt: skip
+        fn = node.function
+        if fn is None or fn.body is None or depth >= MAX_DEPTH:
+            return None
+        inner = self._check_body(node, fn.body, fn.attributes, table, depth)
+        if inner is None:
+            return None
+        where, v = inner
+        label = f" '{where.name}'" if where.name else ""
+        return _Verdict(v.code, v.severity, f"in {fn.name}, {where.op_type}{label}: {v.message}",
+                        [(v.message, where), *v.related])  # fmt: skip
+
+    def _check_body(self, call: Node, body: Graph, attrs: list[Any], table: KernelTable,
+                    depth: int) -> tuple[Node, _Verdict] | None:  # fmt: skip
+        """The worst verdict among a body's nodes (every node of it, subgraphs too), inferred with the call's types."""
+        from graphlsp.infer.attrs import attribute_values
+
+        call_types = [self.refiner.type_of(v) if v is not None else None for v in call.inputs]
+        key = (body, call, id(call.attributes), tuple(map(repr, call_types)))  # an edit replaces the attributes
+        typed = self._calls.get(key)
+        if typed is None:
+            scratch = self._scratch_refiner()
+            scratch.infer_call(body, attrs, attribute_values(call.attributes), call_types)
+            typed = []
+            for n in body.all_nodes():
+                typed.append((n, [ort_type(scratch.type_of(v)) if v is not None else None for v in n.inputs],
+                              [ort_type(scratch.type_of(v)) if v is not None else None for v in n.outputs]))
+            self._calls[key] = typed
+        worst: tuple[Node, _Verdict] | None = None
+        for n, ins, outs in typed:
+            v = self._verdict(n, ins, outs, table, depth + 1)
+            if v is not None and (worst is None or (v.severity == "error" and worst[1].severity != "error")):
+                worst = (n, v)
+        return worst
+
+    def _scratch_refiner(self) -> ShapeRefiner:
+        if self._scratch is None:
+            from graphlsp.infer.refiner import ShapeRefiner
+
+            self._scratch = ShapeRefiner(self.model, self.refiner.evaluator)
+        return self._scratch
+
+
+_NOOP_TYPES = {1, 10, 11, 6, 7}  # float, float16, double, int32, int64: the constants NoopElimination reads
+
+
+def _removed_at_load(node: Node) -> bool:
+    """Whether one of the rewrites onnxruntime applies to every model before it looks kernels up (its level-1
+    graph optimizations, on by default) may remove the node: a Dropout whose mask nothing reads and that
+    produces no graph output (EliminateDropout), x+0, x-0, x*1, x/1 with a one-element constant
+    (NoopElimination), an Expand to a constant shape (ExpandElimination, when it changes nothing). Such a node
+    is not reported: that it needs a kernel is not proved."""
+    op = node.op_type
+    if op == "Dropout":
+        outs = node.outputs
+        mask_used = len(outs) > 1 and outs[1] is not None and (bool(outs[1].consumers) or bool(outs[1].graph_outputs))
+        return not mask_used and not (outs and outs[0] is not None and outs[0].graph_outputs)
+    if op in ("Add", "Sub", "Mul", "Div"):
+        for v in node.inputs[:2]:
+            t = v.tensor if v is not None and v.is_initializer else None
+            if t is not None and t.size <= 1 and t.dtype in _NOOP_TYPES:
+                return True
+        return False
+    if op == "Expand":
+        shape = node.inputs[1] if len(node.inputs) > 1 else None
+        return shape is not None and shape.is_initializer
+    return False
+
+
+def _body_still_valid(sig: Any, opset: int, requested: int) -> bool:
+    """onnx's OpSchema::ValidateReferencedOpsInFuncton: no default-domain op of the body registered at `opset`
+    has a newer schema at the `requested` opset."""
+    import onnx
+
+    if opset == requested:
+        return True
+    try:
+        raw = sig.schema.get_function_with_opset_version(opset)
+        proto = onnx.FunctionProto.FromString(raw) if isinstance(raw, bytes) else raw
+    except Exception:
+        return False
+    for n in proto.node:
+        if n.domain in ("", "ai.onnx"):
+            try:
+                a = onnx.defs.get_schema(n.op_type, requested, "").since_version
+                b = onnx.defs.get_schema(n.op_type, opset, "").since_version
+            except Exception:
+                return False
+            if a != b:
+                return False
+    return True
+
+
+def _available(spec: str) -> bool:
+    """Whether a table describes the target (one the settings accepted may not be registered by the installed
+    onnxruntime after all): the others are left out, not the whole check."""
+    from graphlsp.runtime.kernels import TargetError
+
+    try:
+        table_for(spec)
+    except TargetError:
+        return False
+    return True
+
+
+def _fp32(types: list[str | None]) -> list[str | None]:
+    return ["float" if t == "float16" else t for t in types]
+
+
+def _has(table: KernelTable, node: Node, got: Lookup) -> str:
+    op = node.op_type
+    if got.status == "no-op":
+        return f"{table.label} has no {op} kernel"
+    if not got.kernels:
+        older = sorted({e[0] for e in table.kernels.get(node.domain, {}).get(op, [])})
+        shown = ", ".join(f"{op}({v})" for v in older)
+        return f"{table.label} has no kernel for {op}({got.since}), only {shown}"
+    name = got.failed[0] if got.failed else None
+    single = name is not None and all(set(k[2]) == {name} for k in got.kernels)
+    if single or name is None:
+        return f"{table.label} has {op}({got.since}) for {describe_kernels(got.kernels, name)}"
+    return f"{table.label} has {op}({got.since}) for {name} in {describe_kernels(got.kernels, name)}"
+
+
+def _missing(got: Lookup) -> str:
+    if got.status == "missing" and got.failed is not None and got.kernels:
+        return f"; not {got.failed[1]}"
+    return ""
+
+
+def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
+                        incremental: bool = False) -> list[Finding]:  # fmt: skip
+    """The GL7xx findings of a model. `incremental` (the editor, one analysis kept across edits): only the nodes
+    the refiner inferred again since the last call are looked up again."""
+    if not incremental or model.graph is None:
+        return DeploymentCheck(model, refiner, targets).findings()
+    state = _STATES.get(refiner)
+    if state is None or state.model is not model or state.targets != targets or refiner.touched is None:
+        check = DeploymentCheck(model, refiner, targets)
+        refiner.touched = set()
+        nodes = list(model.graph.all_nodes())
+        state = _State(model, list(targets), check, set(nodes), {})
+        for node in nodes:
+            found = check.verdicts(node)
+            if found:
+                state.verdicts[node] = found
+        _STATES[refiner] = state
+    else:
+        touched, refiner.touched = refiner.touched, set()
+        for node in touched:
+            if node in state.nodes:
+                found = state.check.verdicts(node)
+                if found:
+                    state.verdicts[node] = found
+                else:
+                    state.verdicts.pop(node, None)
+    out = state.check.model_findings()
+    for node, found in state.verdicts.items():
+        out += [state.check._finding(node, v) for v in found]
+    return out
+
+
+class _State:
+    """One editor analysis's verdicts, kept across edits (the refiner says which nodes changed)."""
+
+    __slots__ = ("model", "targets", "check", "nodes", "verdicts", "__weakref__")
+
+    def __init__(self, model: Model, targets: list[str], check: DeploymentCheck, nodes: set[Node],
+                 verdicts: dict[Node, list[_Verdict]]) -> None:  # fmt: skip
+        self.model, self.targets, self.check, self.nodes, self.verdicts = model, targets, check, nodes, verdicts
+
+
+_STATES: weakref.WeakKeyDictionary[ShapeRefiner, _State] = weakref.WeakKeyDictionary()
+
+
+def hover_lines(model: Model, refiner: ShapeRefiner, node: Node, targets: list[str]) -> list[str]:
+    """For a hover on a node's op: per target, whether it has a kernel for the node's types (markdown lines)."""
+    from graphlsp.runtime.kernels import TargetError
+
+    out: list[str] = []
+    check = DeploymentCheck(model, refiner, targets)
+    for spec in targets:
+        try:
+            table = table_for(spec)
+        except TargetError:
+            continue
+        verdict = check.node_verdict(node, table)
+        if verdict is not None:
+            mark = "error" if verdict.severity == "error" else verdict.severity
+            out.append(f"- {table.label}: **{RULE_NAMES[verdict.code]}** ({mark}): {verdict.message}")
+            continue
+        if node.function is not None:
+            out.append(f"- {table.label}: every node of its body has a kernel for this call's types")
+            continue
+        if node.version is None or not table.knows(node.domain):
+            out.append(f"- {table.label}: not in its registry (domain {node.domain or 'ai.onnx'})")
+            continue
+        since = table.since_version(node.domain, node.op_type, node.version)
+        if since is None:
+            out.append(f"- {table.label}: no {node.op_type} schema at this opset")
+            continue
+        ins = [_elem_type(refiner.type_of(v)) if v is not None else None for v in node.inputs]
+        outs = [_elem_type(refiner.type_of(v)) if v is not None else None for v in node.outputs]
+        got = table.lookup(node.domain, node.op_type, since, ins, outs)
+        types = ", ".join(dict.fromkeys(t for t in [*ins, *outs] if t is not None))
+        if got.status == "ok":
+            out.append(f"- {table.label}: kernel {node.op_type}({since}) for {types}")
+        elif got.status == "unknown":
+            out.append(f"- {table.label}: not known (a type the match needs is not inferred)")
+        else:
+            out.append(f"- {table.label}: runs without a kernel of its own ({node.op_type}({since}) is folded, "
+                       "inlined or turned into an initializer when the model loads)")  # fmt: skip
+    return (["", "**Kernels**", *out]) if out else []
+
+
+RULE_NAMES = {NO_KERNEL: "no-kernel", EP_FALLBACK: "ep-fallback", RUNTIME_TOO_OLD: "runtime-too-old"}

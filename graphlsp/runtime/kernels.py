@@ -1,0 +1,295 @@
+"""Kernel tables per target (`onnxruntime:cpu`, `onnxruntime:cuda`, ...) and onnxruntime's rule for matching a
+node to a kernel (onnxruntime/core/framework/kernel_registry.cc):
+
+- version: a kernel registered for [start, end] matches a node whose schema since_version lies in it; one
+  registered open-ended (`start+`) matches only since_version == start, since a newer schema may have come
+  after the kernel was written;
+- types: for each type string of the kernel (a type constraint name, or a formal parameter's name), the first
+  argument of the node bound to it that exists (inputs first, then outputs; the first argument of a variadic
+  parameter) must have one of the kernel's types for that string. The first kernel that matches is used.
+
+Tables come, for each target, from the installed onnxruntime when it registers that provider (read once per
+onnxruntime version and cached in the user's cache folder), else from the tables shipped in
+graphlsp/runtime/tables/ (tools/ort_kernel_tables.py makes them). Nothing is read until a check asks."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+TABLES = Path(__file__).parent / "tables"
+PROVIDER_LABELS = {"cpu": "CPU", "cuda": "CUDA", "dml": "DML", "rocm": "ROCm", "webgpu": "WebGPU", "js": "JS"}
+UNKNOWN = "?"  # an argument whose type is not known
+
+# Arguments as onnxruntime spells their types ("float", "seq(tensor(float))"), None where absent.
+Args = list[str | None]
+
+
+class TargetError(ValueError):
+    pass
+
+
+class Target:
+    """`onnxruntime:cpu`: a runtime and one of its execution providers."""
+
+    __slots__ = ("runtime", "provider")
+
+    def __init__(self, runtime: str, provider: str) -> None:
+        self.runtime = runtime  # "onnxruntime"
+        self.provider = provider  # "cpu", "cuda", "dml"
+
+    @property
+    def spec(self) -> str:
+        return f"{self.runtime}:{self.provider}"
+
+
+def parse_target(spec: str) -> Target:
+    runtime, _, provider = spec.strip().lower().partition(":")
+    if runtime != "onnxruntime":
+        raise TargetError(f"unknown target '{spec}': targets are onnxruntime:<provider> (cpu, cuda, dml)")
+    provider = provider.removesuffix("executionprovider") or "cpu"
+    return Target(runtime, provider)
+
+
+def known_target(spec: str) -> str:
+    """The target's canonical name (`onnxruntime:cpu`) when a table describes it (shipped, or the installed
+    onnxruntime's providers by name: none of its tables is read). Raises TargetError."""
+    target = parse_target(spec)
+    if (TABLES / f"onnxruntime-{target.provider}.json").is_file():
+        return target.spec
+    from graphlsp.runtime.installed import PROVIDER_NAMES
+
+    if target.provider in PROVIDER_NAMES.values() and installed_version() is not None:
+        return target.spec  # the installed onnxruntime may register it: table_for says when it does not
+    known = ", ".join(f"onnxruntime:{p}" for p in shipped_providers())
+    raise TargetError(f"unknown target '{spec}': known targets are {known}")
+
+
+class Lookup:
+    """The outcome of looking a node up: `status` is "ok", "missing" (no kernel matches), "unknown" (a type
+    the match needs is not known) or "no-op" (the provider registers no kernel for the op at all). `kernels` are
+    the kernels whose versions match (for the message); `failed` names a type string and the type that missed.
+    (Plain classes here: a dataclass costs a millisecond to define, and this module loads on every check.)"""
+
+    __slots__ = ("status", "since", "kernels", "failed")
+
+    def __init__(self, status: str, since: int | None = None, kernels: list[list[Any]] | None = None,
+                 failed: tuple[str, str] | None = None) -> None:  # fmt: skip
+        self.status, self.since, self.kernels, self.failed = status, since, kernels, failed
+
+    def __repr__(self) -> str:
+        return f"Lookup({self.status!r}, {self.since}, failed={self.failed})"
+
+
+class KernelTable:
+    def __init__(self, data: dict[str, Any], provider: str, kernels: dict[str, Any]) -> None:
+        self.runtime = data.get("runtime", "onnxruntime")
+        self.version: str = data["version"]
+        self.provider = provider
+        self.source: str = data.get("source", "")
+        self.kernels: dict[str, dict[str, list[list[Any]]]] = kernels
+        self.schemas: dict[str, dict[str, dict[str, dict[str, list[list[Any]]]]]] = data["schemas"]
+        self.limits: dict[str, Any] = data.get("limits", {})
+        self._since: dict[tuple[str, str], list[int]] = {}
+
+    @property
+    def label(self) -> str:
+        """`onnxruntime 1.32 CPU`"""
+        short = ".".join(self.version.split(".")[:2])
+        return f"{self.runtime} {short} {PROVIDER_LABELS.get(self.provider, self.provider)}"
+
+    def knows(self, domain: str) -> bool:
+        return domain in self.schemas or domain in self.kernels
+
+    def since_version(self, domain: str, op: str, imported: int) -> int | None:
+        """The since_version of the op's schema onnxruntime resolves at the imported opset version."""
+        key = (domain, op)
+        versions = self._since.get(key)
+        if versions is None:
+            versions = self._since[key] = sorted(int(v) for v in self.schemas.get(domain, {}).get(op, {}))
+        best = None
+        for v in versions:
+            if v <= imported:
+                best = v
+        return best
+
+    def has_op(self, domain: str, op: str) -> bool:
+        return op in self.kernels.get(domain, {})
+
+    def lookup(self, domain: str, op: str, since: int, inputs: Args, outputs: Args) -> Lookup:
+        entries = self.kernels.get(domain, {}).get(op)
+        if not entries:
+            return Lookup("no-op", since)
+        args = self.schemas.get(domain, {}).get(op, {}).get(str(since), {})
+        in_range = [e for e in entries if _version_ok(since, e[0], e[1])]
+        unknown = False
+        failed: tuple[str, str] | None = None
+        for _start, _end, cons in in_range:
+            got = _types_ok(cons, args, inputs, outputs)
+            if got is True:
+                return Lookup("ok", since, in_range)
+            if got is None:
+                unknown = True
+            elif failed is None:
+                failed = got
+        if unknown:
+            return Lookup("unknown", since, in_range)
+        return Lookup("missing", since, in_range, failed)
+
+
+def _version_ok(since: int, start: int, end: int | None) -> bool:
+    return start == since or (end is not None and start <= since <= end)
+
+
+def _types_ok(cons: dict[str, list[str]], args: dict[str, list[list[Any]]], inputs: Args,
+              outputs: Args) -> Literal[True] | tuple[str, str] | None:  # fmt: skip
+    """True when every type string's first existing argument has an allowed type; else the (type string, type)
+    that failed; None when a type that decides is unknown."""
+    for name, types in cons.items():
+        refs = args.get(name)
+        if refs is None:
+            return None  # onnxruntime cannot resolve the type string (it fails otherwise than NOT_IMPLEMENTED)
+        for kind, index in refs:
+            seq = inputs if kind == "i" else outputs
+            t = seq[index] if index < len(seq) else None
+            if t is None:
+                continue
+            if t == UNKNOWN:
+                return None
+            if t not in types:
+                return (name, t)
+            break
+    return True
+
+
+# ---- loading
+def _cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "graphlsp"
+
+
+def installed_version() -> tuple[str, str] | None:
+    """The installed onnxruntime distribution and its version, from its .dist-info folder's name (neither an
+    import nor importlib.metadata, which scans every path entry: this runs on every check)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("onnxruntime")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    site = Path(next(iter(spec.submodule_search_locations))).parent
+    for info in sorted(site.glob("onnxruntime*.dist-info")):
+        dist, _, version = info.name.removesuffix(".dist-info").partition("-")
+        if version:
+            return dist.replace("_", "-"), version
+    return None
+
+
+@functools.cache
+def installed_table() -> dict[str, Any] | None:
+    """The installed onnxruntime's registry: from the cache when this version was read before, else read (and
+    cached). None without onnxruntime, or with GRAPHLSP_ORT_TABLES=shipped."""
+    if os.environ.get("GRAPHLSP_ORT_TABLES") == "shipped":
+        return None
+    found = installed_version()
+    if found is None:
+        return None
+    dist, version = found
+    cache = _cache_dir() / f"{dist}-{version}.json"
+    with contextlib.suppress(OSError, ValueError):
+        data: dict[str, Any] = json.loads(cache.read_text())
+        if data.get("format") == FORMAT:
+            return data
+    from graphlsp.runtime.installed import read_installed
+
+    got = read_installed()
+    if got is None:
+        return None
+    got["format"] = FORMAT
+    with contextlib.suppress(OSError):
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(got, separators=(",", ":")))
+        tmp.replace(cache)
+    return got
+
+
+FORMAT = 1  # of the cached and shipped tables
+
+
+@functools.cache
+def shipped_common() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((TABLES / "onnxruntime.json").read_text())
+    return data
+
+
+def shipped_providers() -> list[str]:
+    return sorted(p.stem.removeprefix("onnxruntime-") for p in TABLES.glob("onnxruntime-*.json"))
+
+
+@functools.cache
+def table_for(spec: str) -> KernelTable:
+    """The kernel table of a target (`onnxruntime:cpu`). Raises TargetError for a target nothing describes."""
+    target = parse_target(spec)
+    installed = installed_table()
+    if installed is not None and target.provider in installed["providers"]:
+        return KernelTable(installed, target.provider, installed["providers"][target.provider])
+    path = TABLES / f"onnxruntime-{target.provider}.json"
+    if not path.is_file():
+        known = ", ".join(f"onnxruntime:{p}" for p in shipped_providers())
+        raise TargetError(f"unknown target '{spec}': known targets are {known}")
+    common = shipped_common()
+    data = json.loads(path.read_text())
+    merged = {**common, "version": data.get("version", common["version"]), "source": data.get("source", "")}
+    return KernelTable(merged, target.provider, data["kernels"])
+
+
+def cpu_table_for(spec: str) -> KernelTable | None:
+    """The CPU table of the same runtime (for a GPU target: where a node without a kernel falls back to)."""
+    target = parse_target(spec)
+    if target.provider == "cpu":
+        return None
+    return table_for(f"{target.runtime}:cpu")
+
+
+# ---- messages
+_ORDER = ["float", "double", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+          "uint64", "bool", "string"]  # fmt: skip
+_RUNS = [["int8", "int16", "int32", "int64"], ["uint8", "uint16", "uint32", "uint64"]]
+
+
+def describe_types(types: list[str]) -> str:
+    """`float, double, int8...int64, uint8...uint64`"""
+    have = sorted(set(types), key=lambda t: (_ORDER.index(t) if t in _ORDER else len(_ORDER), t))
+    out: list[str] = []
+    skip: set[str] = set()
+    for t in have:
+        if t in skip:
+            continue
+        run = next((r for r in _RUNS if r[0] == t and all(x in have for x in r)), None)
+        if run is not None:
+            out.append(f"{run[0]}...{run[-1]}")
+            skip.update(run)
+        else:
+            out.append(t)
+    return ", ".join(out)
+
+
+def describe_kernels(kernels: list[list[Any]], name: str | None = None) -> str:
+    """What the kernels of one version accept: the union per type string (`T: float, double`), or for `name`
+    only (`float, double`)."""
+    union: dict[str, set[str]] = {}
+    for _, _, cons in kernels:
+        for k, types in cons.items():
+            union.setdefault(k, set()).update(types)
+    if name is not None:
+        return describe_types(sorted(union.get(name, set())))
+    if len(union) == 1:
+        return describe_types(sorted(next(iter(union.values()))))
+    return "; ".join(f"{k}: {describe_types(sorted(v))}" for k, v in sorted(union.items()))
