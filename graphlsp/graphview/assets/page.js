@@ -4,7 +4,8 @@
 /* global ELK, acquireVsCodeApi */
 (function () {
   "use strict";
-  const LIMIT = 250; // visible boxes above which name-scope groups start collapsed
+  const LIMIT = 250;
+  const LABEL_SHOWN = 60; // characters of an edge's label (a paddle2onnx shape can be three lines long) // visible boxes above which name-scope groups start collapsed
   const vscode = typeof acquireVsCodeApi === "function" ? acquireVsCodeApi() : null;
   const elk = new ELK();
   const svgNS = "http://www.w3.org/2000/svg";
@@ -164,13 +165,47 @@
     return scopes;
   }
 
-  // a scope holding many nodes of its own has them grouped by op (an exporter's hundreds of top-level Constants)
+  // A scope holding many nodes of its own is cut in groups: a graph without name scopes (paddle2onnx, tf2onnx)
+  // into stretches of CHUNK nodes in the file's order, each with the constants and inputs its nodes read first;
+  // what is left, mostly sources read all over (weights, shared Constants), into one group per op.
+  const CHUNK = 50;
   function bucket(g) {
     for (const c of g.groups.values()) bucket(c);
     if (g.nodes.length <= 40) return;
+    const items = view0.items;
+    const { producer, readers } = flow(items);
+    const source = (i) => items[i].isInput || !items[i].inputs.some((x) => x && producer.has(x));
+    const mine = new Set(g.nodes);
+    const flowing = g.nodes.filter((i) => !source(i));
+    if (flowing.length > 40) {
+      const chunkOf = new Map();
+      flowing.forEach((i, rank) => chunkOf.set(i, Math.floor(rank / CHUNK)));
+      for (const i of [...g.nodes].reverse()) {
+        if (chunkOf.has(i)) continue;
+        let best = Infinity;
+        for (const o of items[i].outputs) {
+          for (const r of (o && readers.get(o)) || []) if (mine.has(r) && chunkOf.has(r)) best = Math.min(best, chunkOf.get(r));
+        }
+        chunkOf.set(i, best === Infinity ? 0 : best);
+      }
+      const chunks = [];
+      for (const i of g.nodes) (chunks[chunkOf.get(i)] ||= []).push(i);
+      g.nodes = [];
+      chunks.forEach((members, k) => {
+        if (!members) return;
+        const lo = k * CHUNK + 1;
+        const hi = Math.min(flowing.length, (k + 1) * CHUNK);
+        const id = g.id + "/#" + k;
+        const label = (g.label ? g.label + " " : "") + "nodes " + lo + "\u2013" + hi;
+        const c = { id, label, parent: g, groups: new Map(), nodes: members, total: 0, problems: 0, chunk: true };
+        g.groups.set(id, c);
+        view0.byId.set(id, c);
+      });
+      return;
+    }
     const byOp = new Map();
     for (const i of g.nodes) {
-      const op = view0.items[i].op;
+      const op = items[i].op;
       let b = byOp.get(op);
       if (!b) byOp.set(op, (b = []));
       b.push(i);
@@ -181,12 +216,29 @@
         g.nodes.push(...members);
         continue;
       }
-      const id = g.id + "/" + op + "×";
-      const c = { id, label: op + " ×" + members.length, parent: g, groups: new Map(), nodes: members, total: 0,
+      const id = g.id + "/" + op + "\u00d7";
+      const c = { id, label: op + " \u00d7" + members.length, parent: g, groups: new Map(), nodes: members, total: 0,
         problems: 0, bucket: true };
       g.groups.set(id, c);
       view0.byId.set(id, c);
     }
+  }
+
+  function flow(items) {
+    if (view0.flow) return view0.flow;
+    const producer = new Map();
+    const readers = new Map();
+    items.forEach((n, i) => {
+      for (const o of n.outputs) if (o && !producer.has(o)) producer.set(o, i);
+      for (const x of [...n.inputs, ...(n.implicit || [])]) {
+        if (!x) continue;
+        let r = readers.get(x);
+        if (!r) readers.set(x, (r = []));
+        r.push(i);
+      }
+    });
+    view0.flow = { producer, readers };
+    return view0.flow;
   }
 
   function unitOf(v, i) {
@@ -292,7 +344,7 @@
     const edges = [];
     for (const b of bundles.values()) {
       if ((fanout.get(b.src) || 0) > 3) continue;
-      const first = graph.types[b.values[0]] || "?";
+      const first = clip(graph.types[b.values[0]] || "?", LABEL_SHOWN); // the whole type in the line's tooltip
       const text = b.values.length > 1 ? first + " +" + (b.values.length - 1) : first;
       edges.push({
         id: "e" + edges.length,
@@ -464,6 +516,7 @@
       $("stats").textContent = view.graph.nodes.length + " nodes, " + built.counts.visibleNodes + " shown, "
         + built.counts.groups + " groups \u00b7 layout " + layoutMs + " ms";
       if (opts && opts.focus !== undefined) focusNode(opts.focus, laid);
+      if (opts && opts.group !== undefined) focusGroup(opts.group);
     });
     return pending;
   }
@@ -471,6 +524,16 @@
   function showError(text) {
     $("error").textContent = text;
     $("error").hidden = false;
+  }
+
+  // the group just opened or closed stays in sight: its top at the top of the view, its middle in the middle
+  function focusGroup(id) {
+    const r = document.querySelector('[data-group="' + CSS.escape(id) + '"] rect');
+    if (!r) return;
+    const box = $("graph").getBoundingClientRect();
+    transform.x = box.width / 2 - (+r.getAttribute("x") + +r.getAttribute("width") / 2) * transform.k;
+    transform.y = 30 - +r.getAttribute("y") * transform.k;
+    applyTransform();
   }
 
   function focusNode(i, laid) {
@@ -665,7 +728,7 @@
         const id = group.dataset.group;
         if (view.expanded.has(id)) view.expanded.delete(id);
         else view.expanded.add(id);
-        relayout({ keepView: true });
+        relayout({ keepView: true, group: id });
       }
     });
     $("search").addEventListener("input", (ev) => search(ev.target.value.trim()));
