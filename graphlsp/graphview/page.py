@@ -23,7 +23,7 @@ TEMPLATE = """<!DOCTYPE html>
 <header>
 <h1 id="title">{title}</h1>
 <input id="search" type="search" placeholder="search nodes and values" spellcheck="false">
-<button id="fit" title="fit the width">fit</button>
+<button id="fit" title="the whole graph in the window">fit</button>
 <button id="collapse" title="collapse every group">collapse</button>
 <span id="stats">laying out…</span>
 </header>

@@ -4,7 +4,7 @@
 /* global ELK, acquireVsCodeApi */
 (function () {
   "use strict";
-  const LIMIT = 250;
+  const LIMIT = 200; // visible boxes above which name-scope groups start collapsed
   const LABEL_SHOWN = 60; // characters of an edge's label (a paddle2onnx shape can be three lines long) // visible boxes above which name-scope groups start collapsed
   const vscode = typeof acquireVsCodeApi === "function" ? acquireVsCodeApi() : null;
   const elk = new ELK();
@@ -466,11 +466,18 @@
     $("layer").setAttribute("transform", "translate(" + transform.x + "," + transform.y + ") scale(" + transform.k + ")");
   }
 
-  function fit(laid) {
+  // the whole width when that stays readable; else the top of the graph, centred on its first box, at 70%
+  function fit(laid, whole) {
     const box = $("graph").getBoundingClientRect();
     const k = Math.min(1, (box.width - 20) / Math.max(1, laid.width));
-    transform = { k: Math.max(k, 0.2), x: 0, y: 10 };
-    transform.x = Math.max(10, (box.width - laid.width * transform.k) / 2);
+    transform = { k: whole ? Math.max(k, 0.05) : Math.max(k, 0.7), x: 0, y: 10 };
+    if (laid.width * transform.k <= box.width) {
+      transform.x = (box.width - laid.width * transform.k) / 2;
+    } else {
+      const first = (laid.children || []).reduce((a, c) => (a === null || c.y < a.y ? c : a), null);
+      const cx = first ? first.x + first.width / 2 : laid.width / 2;
+      transform.x = box.width / 2 - cx * transform.k;
+    }
     applyTransform();
   }
 
@@ -490,6 +497,7 @@
       if (ticket !== wanted) return;
       const t0 = performance.now();
       const built = elkGraph(view);
+      window.graphlsp.lastLayoutInput = built.elk; // what ELK was given (for benchmarks and bug reports)
       let laid;
       try {
         laid = await elk.layout(built.elk);
@@ -740,7 +748,7 @@
     });
     $("fit").addEventListener("click", () => {
       const svgEl = $("graph");
-      fit({ width: +svgEl.dataset.width, height: +svgEl.dataset.height });
+      fit({ width: +svgEl.dataset.width, height: +svgEl.dataset.height }, true);
     });
     $("collapse").addEventListener("click", () => {
       view.expanded = new Set([""]);
