@@ -132,8 +132,9 @@ class _Builder:
             problems = self.on_node.get((path, n.index))
             if problems:
                 item["problems"] = problems
-            if n in self.folds:
-                item["fold"] = True
+            fold = self.folds.get(n)
+            if fold is not None:  # "constant", or "reshape-target" (a shape only Reshape reads: 0 and -1 in it)
+                item["fold"] = fold.kind
             if n.subgraphs:
                 item["bodies"] = [[f"{attr}[{i}]" if len(gs) > 1 else attr, self.graph(sub)]
                                   for attr, gs in n.subgraphs.items() for i, sub in enumerate(gs)]  # fmt: skip

@@ -22,6 +22,10 @@
     }
     return w;
   }
+  const FOLDS = {
+    constant: "folds to a constant",
+    "reshape-target": "computes a Reshape target that folds to a constant (0 and -1 in it)",
+  };
   const FONT_OP = "600 12px system-ui, sans-serif";
   const FONT_NAME = "11px system-ui, sans-serif";
   const FONT_LABEL = "10px ui-monospace, monospace";
@@ -429,11 +433,11 @@
           }
           if (n.fold) {
             const f = el("text", { x: c.x + c.width - 40, y: c.y + 16, class: "tag" }, g);
-            f.textContent = "const";
+            f.textContent = n.fold === "constant" ? "const" : "shape";
           }
           const tip = [n.op + (n.name ? " " + n.name : "")];
           for (const p of n.problems || []) tip.push(p[1] + " " + p[2]);
-          if (n.fold) tip.push("folds to a constant");
+          if (n.fold) tip.push(FOLDS[n.fold]);
           el("title", {}, g).textContent = tip.join("\n");
         } else {
           const g = el("g", { class: "io " + b.kind }, shapes);
@@ -571,7 +575,7 @@
     for (const p of n.problems || []) {
       h += '<div class="problem ' + esc(p[0]) + '"><b>' + esc(p[1]) + "</b> " + esc(p[2]) + "</div>";
     }
-    if (n.fold) h += '<div class="problem hint">folds to a constant (<code>graphlsp fold</code>)</div>';
+    if (n.fold) h += '<div class="problem hint">' + FOLDS[n.fold] + " (<code>graphlsp fold</code>)</div>";
     const row = (name) => "<tr><td>" + esc(name || "(none)") + "</td><td><code>" + esc(name ? graph.types[name] || "?" : "")
       + "</code></td></tr>";
     h += "<h3>Inputs</h3><table>" + n.inputs.map(row).join("") + "</table>";
