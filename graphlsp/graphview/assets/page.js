@@ -487,8 +487,9 @@
 
   function centerOn(x, y) {
     const box = $("graph").getBoundingClientRect();
+    const panel = $("panel").hidden ? 0 : $("panel").getBoundingClientRect().width;
     transform.k = Math.max(transform.k, 0.8);
-    transform.x = box.width / 2 - x * transform.k;
+    transform.x = (box.width - panel) / 2 - x * transform.k;
     transform.y = box.height / 2 - y * transform.k;
     applyTransform();
   }
@@ -691,6 +692,7 @@
   function goTo(i) {
     open(i);
     selected = i;
+    showNode(i);
     relayout({ keepView: true, focus: i }).then(() => select(i, true));
   }
 
