@@ -53,7 +53,8 @@ def _asset(name: str) -> str:
 
 
 def _script(text: str) -> str:
-    """Text safe inside a <script> element: no `</script` or `<!--` ends or changes it."""
+    """Script text safe inside a <script> element: no `</script` or `<!--` ends or changes it (both only occur
+    in the scripts' strings and regular expressions, where `<\\/` and `<\\!` mean the same)."""
     return text.replace("</", "<\\/").replace("<!--", "<\\!--")
 
 
@@ -63,7 +64,8 @@ def _html_text(text: str) -> str:
 
 def page(graph: dict[str, Any] | None) -> str:
     """The page; with `graph` (graphview.graph_json) embedded, else a shell the editor sends the graph to."""
-    data = "" if graph is None else _script(json.dumps(graph, separators=(",", ":"), ensure_ascii=False))
+    # every "<" of the JSON is inside a string, where \u003c says the same: nothing in it can end the element
+    data = "" if graph is None else json.dumps(graph, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
     title = _html_text(str(graph.get("title") or "graph")) if graph is not None else "graph"
     return TEMPLATE.format(title=title, css=_asset("page.css"), data=data, elk=_script(_asset("elk.js")),
                            page=_script(_asset("page.js")))  # fmt: skip

@@ -220,3 +220,21 @@ def test_every_real_model_renders(browser: Any, tmp_path: Path) -> None:
         assert status["labelledEdges"] == status["edges"], model.name
         assert tab.errors == [], model.name
     tab.close()
+
+
+def test_names_that_look_like_markup_stay_names(tab: Page, tmp_path: Path) -> None:
+    model = tmp_path / "markup.onnxtxt"
+    model.write_text("""<ir_version: 8, opset_import: ["" : 17]>
+markup (float[2] x) => (float[2] "<!--y-->") {
+    ["</script><script>window.pwned = 1</script>"] "a&b</b>" = Relu (x)
+    ["<b>bold</b>"] "<!--y-->" = Neg ("a&b</b>")
+}
+""", encoding="utf-8")
+    status = tab.open(write_page(model, tmp_path / "g.html"))
+    assert status["nodes"] == 2 and status["labelledEdges"] == status["edges"] == 3
+    assert tab.page.evaluate("window.pwned") is None
+    names = tab.page.eval_on_selector_all(".node text.name", "els => els.map(e => e.textContent)")
+    assert sorted(names) == sorted(["</script><script>window.pwned = 1</script>"[:39] + "\u2026", "<b>bold</b>"])
+    tab.page.fill("#search", "a&b</b>")
+    assert tab.page.locator("#results .hit").count() == 1
+    assert tab.errors == []
