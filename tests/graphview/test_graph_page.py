@@ -8,7 +8,6 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from graphlsp.cli import main
 from graphlsp.graphview import file_graph
 from graphlsp.graphview.page import page as page_html
 from graphlsp.lint.config import Settings
-from tests.graphview.browser import Page, launch
+from tests.graphview.browser import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.onnxtxt"))
@@ -28,18 +27,6 @@ REALWORLD = sorted((SHARED / "realworld").glob("*.onnx"))
 CORPUS = sorted((ROOT / "corpus" / "models").glob("*.onnx"))
 GPT_L96 = SHARED / "bench" / "gpt_L96.onnxtxt"
 MAKE_BIG = SHARED / "tools" / "make_big_model.py"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch()
-
-
-@pytest.fixture
-def tab(browser: Any) -> Iterator[Page]:
-    p = Page(browser)
-    yield p
-    p.close()
 
 
 def write_page(model: Path, out: Path) -> Path:

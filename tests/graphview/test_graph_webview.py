@@ -16,7 +16,7 @@ from graphlsp.graphview import graph_json
 from graphlsp.graphview.page import page as page_html
 from graphlsp.lint.config import Settings
 from graphlsp.lint.runner import lint_text
-from tests.graphview.browser import Page, launch
+from tests.graphview.browser import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_VSCODE = """
@@ -24,11 +24,6 @@ window.__posted = [];
 window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__posted.push(JSON.parse(JSON.stringify(m))),
                                    getState: () => undefined, setState: () => undefined });
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch()
 
 
 @pytest.fixture

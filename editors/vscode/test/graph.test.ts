@@ -5,35 +5,17 @@
 // (tests/graphview/test_graph_webview.py). The server command comes from GRAPHLSP_SERVER as in server.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'child_process';
+import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
 import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver-protocol/node';
 import * as config from '../src/config';
+import { serverCommand, startServer } from './server-process';
 import { GRAPH_REQUEST, GraphPanels, UPDATE_DELAY_MS, pageMessage, type GraphPanel, type PanelMessage } from '../src/graph';
 
 const EXAMPLE = path.resolve(__dirname, '..', '..', '..', '..', 'examples', 'mlp.onnxtxt');
 const TIMEOUT_MS = 30_000;
-
-function serverCommand(): config.Settings {
-  const fromEnv = process.env.GRAPHLSP_SERVER;
-  if (fromEnv) {
-    const argv = JSON.parse(fromEnv) as string[];
-    return { ...config.DEFAULTS, command: argv[0], args: argv.slice(1) };
-  }
-  return { ...config.DEFAULTS };
-}
-
-function startServer(s: config.Settings): Promise<ChildProcess> {
-  const exe = config.serverExecutable(s);
-  return new Promise((resolve, reject) => {
-    const child = spawn(exe.command, exe.args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    child.once('error', reject);
-    child.once('spawn', () => resolve(child));
-    child.stderr?.on('data', (d) => process.stderr.write(`[server] ${d}`));
-  });
-}
 
 async function until<T>(what: string, get: () => T | undefined): Promise<T> {
   const deadline = Date.now() + TIMEOUT_MS;
