@@ -19,7 +19,7 @@ from graphlsp.graphview import empty, graph_json
 from graphlsp.graphview.page import page
 from graphlsp.lint.diagnostics import Diagnostic, collect_analysis
 from graphlsp.lint.runner import finalize
-from graphlsp.lsp import views
+from graphlsp.lsp import convert, views
 from graphlsp.lsp.protocol import ErrorReply, RawJSON
 
 if TYPE_CHECKING:
@@ -49,9 +49,13 @@ def document_graph(ls: GraphLspServer, state: DocState) -> dict[str, Any]:
     """The document's graph (on the analysis thread, after the document's queued edits)."""
     name = Path(views.fs_path(state.uri) or state.uri).name
     a = state.analysis
-    if a is None:
-        reason = state.crash or "the document has no analysis"
-        return empty(name, [Diagnostic(name, None, None, None, None, "error", "GL000", "internal-error", reason)])
+    if a is None:  # an op library, or text whose analysis failed (the diagnostics say so)
+        if state.crash:
+            why = Diagnostic(name, None, None, None, None, "error", convert.INTERNAL_ERROR, "internal-error",
+                             f"graphlsp could not analyse this file: {state.crash}")  # fmt: skip
+        else:
+            why = Diagnostic(name, None, None, None, None, "info", "", "", "this file holds no model")
+        return empty(name, [why])
     return graph_json(a.model, a.refiner, a.fold_plan(), _diagnostics(ls, state), name)
 
 
