@@ -348,7 +348,9 @@
     const edges = [];
     for (const b of bundles.values()) {
       if ((fanout.get(b.src) || 0) > 3) continue;
-      const first = clip(graph.types[b.values[0]] || "?", LABEL_SHOWN); // the whole type in the line's tooltip
+      // the first value whose type is known (the whole type is in the line's tooltip)
+      const known = b.values.map((x) => graph.types[x] || "?").find((t) => t !== "?");
+      const first = clip(known || "?", LABEL_SHOWN);
       const text = b.values.length > 1 ? first + " +" + (b.values.length - 1) : first;
       edges.push({
         id: "e" + edges.length,
@@ -358,7 +360,7 @@
         value: b.values.join(", "),
       });
       counts.edges += 1;
-      if (text) counts.labelledEdges += 1;
+      if (known) counts.labelledEdges += 1; // a line whose value's type nothing tells is labelled `?`
     }
     return {
       elk: {
