@@ -1,16 +1,17 @@
-"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [scale] [--json]`: each figure next to its budget
-and onnx's time; no name runs them all."""
+"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [scale] [graph] [--json]`: each figure next to
+its budget and onnx's time; no name runs them all."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from bench import binary, fold, infer, lint, lsp, parse, scale
+from bench import binary, fold, graph, infer, lint, lsp, parse, scale
 
 
 def main(argv: list[str]) -> int:
-    which = [a for a in argv if not a.startswith("-")] or ["parse", "infer", "lsp", "lint", "fold", "binary", "scale"]
+    every = ["parse", "infer", "lsp", "lint", "fold", "binary", "scale", "graph"]
+    which = [a for a in argv if not a.startswith("-")] or every
     results = {}
     if "parse" in which:
         r = parse.run()
@@ -53,6 +54,12 @@ def main(argv: list[str]) -> int:
         results["scale"] = r
         print("== scale")
         for line in scale.report(r):
+            print(line)
+    if "graph" in which:
+        r = graph.run()
+        results["graph"] = r
+        print("== graph")
+        for line in graph.report(r):
             print(line)
     if "--json" in argv:
         print(json.dumps(results, indent=2))

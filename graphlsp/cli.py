@@ -1,4 +1,4 @@
-"""The `graphlsp` command: check, rules, rule, shapes, fold, convert, serve."""
+"""The `graphlsp` command: check, rules, rule, shapes, fold, graph, convert, serve."""
 
 from __future__ import annotations
 
@@ -537,6 +537,41 @@ def _fold_binary(path: str, output: str | None, cap: int) -> int:
     return EXIT_CLEAN
 
 
+def _graph(args: argparse.Namespace) -> int:
+    """The model's graph as one self-contained HTML page (graphlsp/graphview)."""
+    from pathlib import Path
+
+    from graphlsp.graphview import file_graph
+    from graphlsp.graphview.page import page
+    from graphlsp.lint.config import ConfigError, load_settings
+
+    try:
+        settings = load_settings(args.file)  # the project's op libraries and rule selection
+        data = file_graph(args.file, settings)
+    except OSError as e:
+        print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    except ConfigError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        import json
+
+        text = json.dumps(data, ensure_ascii=False)
+    else:
+        text = page(data)
+    if args.output in (None, "-") and args.format == "json":
+        sys.stdout.write(text + "\n")
+        return EXIT_CLEAN
+    out = args.output or str(Path(args.file).with_suffix("").name + ".graph.html")
+    if out == "-":
+        sys.stdout.write(text)
+        return EXIT_CLEAN
+    Path(out).write_text(text, encoding="utf-8")
+    print(f"{args.file}: wrote {out}", file=sys.stderr)
+    return EXIT_CLEAN
+
+
 def _serve(args: argparse.Namespace) -> int:
     import logging
 
@@ -612,6 +647,15 @@ def build_parser() -> argparse.ArgumentParser:
     fold.add_argument("--size-cap", type=int, help="bytes: the largest value to compute (default: fold-size-cap)")
     fold.set_defaults(func=_fold)
 
+    graph = sub.add_parser("graph", help="write the model's graph as one HTML page (inferred shapes, problems)")
+    graph.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
+    graph.add_argument("-o", "--output", help="the page to write (default: MODEL.graph.html in the current "
+                       "folder; - for standard output)")  # fmt: skip
+    graph.add_argument("--format", choices=["html", "json"], default="html",
+                       help="json: the graph data the page draws (what the language server's graphlsp/graph "
+                       "answers), to standard output unless -o")  # fmt: skip
+    graph.set_defaults(func=_graph)
+
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", type=_address, help="listen on a TCP address instead")
@@ -651,7 +695,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _one_file(args: argparse.Namespace) -> bool:
     """Does this command read one model and end? (`serve` does not end; `check` of a folder reads many.)"""
-    if args.command in ("shapes", "fold", "convert"):
+    if args.command in ("shapes", "fold", "convert", "graph"):
         return True
     if args.command != "check":
         return False

@@ -191,7 +191,8 @@ def _contract_lines(a: Analysis, value: Value) -> list[str]:
     return ["sizes the graph takes:\n" + "\n".join(out)] if any("any size" not in x for x in out) else []
 
 
-def _op_hover(node: Node) -> str:
+def op_hover(node: Node) -> str:
+    """The hover on a node's op: its signature, attributes and documentation (also the graph page's)."""
     sig = signature(node.op_type, node.version, node.domain) if node.version is not None else None
     where = node.domain or "ai.onnx"
     if node.function is not None:
@@ -256,7 +257,7 @@ def hover(a: Analysis, offset: int) -> tuple[str, Span] | None:
     if hit.kind == "value" and hit.value is not None:
         return _value_hover(a, hit.value), hit.span
     if hit.kind == "op" and hit.node is not None:
-        return _op_hover(hit.node), hit.span
+        return op_hover(hit.node), hit.span
     if hit.kind == "attribute" and hit.node is not None and hit.attribute is not None:
         return _attr_hover(hit.node, hit.attribute), hit.span
     if hit.kind == "dim":

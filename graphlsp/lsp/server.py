@@ -44,6 +44,7 @@ from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settin
 from graphlsp.lint.diagnostics import collect_analysis, collect_deployment
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert, opdocs, views
+from graphlsp.lsp import graphs as graph_request
 from graphlsp.lsp.protocol import ChunkedStdin, ErrorReply, GraphLspProtocol, RawJSON
 from graphlsp.syntax.positions import LineIndex
 from graphlsp.view import BinaryView, render
@@ -1000,6 +1001,18 @@ async def formatting(ls: GraphLspServer, params: lsp.DocumentFormattingParams) -
 def _no_target(command: str) -> ErrorReply:
     return ErrorReply(lsp.ErrorCodes.InvalidParams, f"{command} takes one argument: {{\"uri\": ...}} or "
                       "{\"path\": ...} of a .onnx file")  # fmt: skip
+
+
+@server.feature(graph_request.GRAPH)
+async def graph(ls: GraphLspServer, params: Any) -> RawJSON | ErrorReply:
+    """`graphlsp/graph` {uri, format?}: the document's graph for the picture (graphlsp/lsp/graphs.py)."""
+    try:
+        return await graph_request.graph(ls, params)
+    except asyncio.CancelledError:
+        raise
+    except Exception as e:
+        log.exception("%s failed", graph_request.GRAPH)
+        return ErrorReply(lsp.LSPErrorCodes.RequestFailed, f"the graph failed: {type(e).__name__}: {e}")
 
 
 @server.command(views.RENDER)

@@ -108,7 +108,8 @@ def test_node_tests_ran_with_the_real_server(build: tuple[int, str]) -> None:
     for name in ("the real server, configured like the extension does it",
                  "a binary model as the extension opens it: a graphlsp-view: document",
                  "*.onnx opens as a read-only text view: custom editor, view scheme, activation",
-                 "the bundled extension activates, starts the server and registers its providers"):  # fmt: skip
+                 "the bundled extension activates, starts the server and registers its providers",
+                 "Show Graph with the real server: open, update after edit, cursor sync, reveal"):  # fmt: skip
         assert re.search(rf"^ok \d+ - {re.escape(name)}$", output, re.M), output[-6000:]
 
 

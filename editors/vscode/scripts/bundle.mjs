@@ -6,7 +6,8 @@ const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs'
 await build({ ...common, entryPoints: ['src/extension.ts'], outfile: 'out/extension.js', external: ['vscode'], minify: true });
 await build({
   ...common,
-  entryPoints: ['test/config.test.ts', 'test/server.test.ts', 'test/manifest.test.ts', 'test/activate.test.ts'],
+  entryPoints: ['test/config.test.ts', 'test/server.test.ts', 'test/manifest.test.ts', 'test/activate.test.ts',
+    'test/graph.test.ts'],
   outdir: 'out/test',
   external: ['vscode'],
 });

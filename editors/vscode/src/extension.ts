@@ -6,6 +6,8 @@
 // the server renders (`graphlsp.renderView`). The server recognises the scheme and serves its own rendering, so
 // every language feature works on it. A watcher on the file tells the server when it changes; the server renders
 // it again and says so (`graphlsp/viewChanged`), and the document is fetched again.
+//
+// "Show Graph" (src/graph.ts) opens the model's graph in a webview beside a text model or a binary's view.
 
 import * as path from 'path';
 import * as vscode from 'vscode';
@@ -20,6 +22,7 @@ import {
   type ServerOptions,
 } from 'vscode-languageclient/node';
 import * as config from './config';
+import { GRAPH_REQUEST, GRAPH_VIEW_TYPE, GraphPanels } from './graph';
 
 let client: LanguageClient | undefined;
 let output: vscode.LogOutputChannel | undefined;
@@ -189,6 +192,52 @@ async function openViewCommand(target?: vscode.Uri): Promise<void> {
   if (file) await openView(file.scheme === config.VIEW_SCHEME ? file.with({ scheme: 'file' }) : file);
 }
 
+// ---- the graph picture
+
+const graphs = new GraphPanels({
+  request: async (uri, format) => (await runningClient()).sendRequest(GRAPH_REQUEST, { uri, format }),
+  createPanel: (title) => {
+    const panel = vscode.window.createWebviewPanel(GRAPH_VIEW_TYPE, title,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, retainContextWhenHidden: true, localResourceRoots: [] });
+    return {
+      setHtml: (html) => { panel.webview.html = html; },
+      postMessage: (message) => panel.webview.postMessage(message),
+      onMessage: (listener) => { panel.webview.onDidReceiveMessage(listener); },
+      onDispose: (listener) => { panel.onDidDispose(listener); },
+      dispose: () => panel.dispose(),
+    };
+  },
+  reveal: async (uri, line) => {
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri)
+      ?? await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    const beside = vscode.window.visibleTextEditors.find((e) => e.document === doc);
+    const editor = await vscode.window.showTextDocument(doc, { viewColumn: beside?.viewColumn, preview: false });
+    const at = new vscode.Position(line, 0);
+    editor.selection = new vscode.Selection(at, at);
+    editor.revealRange(new vscode.Range(at, at), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  },
+  error: (message) => {
+    output?.error(message);
+    void vscode.window.showErrorMessage(message);
+  },
+});
+
+/** "Show Graph": the active model's graph (or the explorer's model: a binary one opens as its view first). */
+async function showGraphCommand(target?: vscode.Uri): Promise<void> {
+  let doc = vscode.window.activeTextEditor?.document;
+  if (target instanceof vscode.Uri && target.toString() !== doc?.uri.toString()) {
+    doc = config.isModelPath(target.fsPath) && target.scheme === 'file'
+      ? (await openView(target)).document
+      : (await vscode.window.showTextDocument(target, { preview: false })).document;
+  }
+  if (!doc || doc.languageId !== config.LANGUAGE_ID) {
+    void vscode.window.showErrorMessage('graphlsp: Show Graph works on an ONNX model (ONNX text, or a binary model\'s view)');
+    return;
+  }
+  await graphs.open(doc.uri.toString(), path.basename(doc.uri.fsPath));
+}
+
 async function start(): Promise<void> {
   const settings = currentSettings();
   const next = createClient(settings);
@@ -260,6 +309,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('graphlsp.restartServer', restart),
     vscode.commands.registerCommand('graphlsp.showOutput', () => output?.show(true)),
     vscode.commands.registerCommand('graphlsp.openBinaryView', openViewCommand),
+    vscode.commands.registerCommand('graphlsp.showGraph', showGraphCommand),
+    vscode.workspace.onDidChangeTextDocument((e) => graphs.edited(e.document.uri.toString())),
+    vscode.window.onDidChangeTextEditorSelection((e) => {
+      const at = e.selections[0]?.active;
+      if (at) graphs.cursor(e.textEditor.document.uri.toString(), at.line);
+    }),
+    graphs,
     vscode.workspace.onDidChangeConfiguration(onConfigurationChanged),
     vscode.workspace.registerTextDocumentContentProvider(config.VIEW_SCHEME, views),
     vscode.workspace.onDidCloseTextDocument((doc) => views.closed(doc)),

@@ -4,7 +4,7 @@
 // (`graphlsp serve` on PATH); when that cannot be started the test is skipped with the reason.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'child_process';
+import { spawnSync, type ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -22,19 +22,11 @@ import {
   type MarkupContent,
 } from 'vscode-languageserver-protocol/node';
 import * as config from '../src/config';
+import { serverCommand, startServer } from './server-process';
 
 const EXAMPLES = path.resolve(__dirname, '..', '..', '..', '..', 'examples');
 const BROKEN = path.join(EXAMPLES, 'broken.onnxtxt');
 const TIMEOUT_MS = 30_000;
-
-function serverCommand(): config.Settings {
-  const fromEnv = process.env.GRAPHLSP_SERVER;
-  if (fromEnv) {
-    const argv = JSON.parse(fromEnv) as string[];
-    return { ...config.DEFAULTS, command: argv[0], args: argv.slice(1) };
-  }
-  return { ...config.DEFAULTS };
-}
 
 function within<T>(what: string, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -42,17 +34,6 @@ function within<T>(what: string, p: Promise<T>): Promise<T> {
     timer = setTimeout(() => reject(new Error(`timed out after ${TIMEOUT_MS} ms: ${what}`)), TIMEOUT_MS);
   });
   return Promise.race([p, limit]).finally(() => clearTimeout(timer));
-}
-
-/** Spawns the server; resolves once the process is running, rejects when it cannot be started. */
-function startServer(s: config.Settings): Promise<ChildProcess> {
-  const exe = config.serverExecutable(s);
-  return new Promise((resolve, reject) => {
-    const child = spawn(exe.command, exe.args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    child.once('error', reject);
-    child.once('spawn', () => resolve(child));
-    child.stderr?.on('data', (d) => process.stderr.write(`[server] ${d}`));
-  });
 }
 
 function position(text: string, needle: string, delta = 0): { line: number; character: number } {
