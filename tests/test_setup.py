@@ -82,7 +82,9 @@ def test_the_wheel_builds_without_a_packaging_warning(wheel: tuple[Path, str]) -
 def test_the_wheel_holds_every_package_data_file_and_the_license(wheel: tuple[Path, str]) -> None:
     path, _ = wheel
     names = set(zipfile.ZipFile(path).namelist())
-    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "graphlsp").rglob("*.py") if "__pycache__" not in p.parts}
+    # every file of the package: its modules and its data (op libraries, kernel tables, the graph page's assets)
+    sources = {p.relative_to(ROOT).as_posix() for p in (ROOT / "graphlsp").rglob("*")
+               if p.is_file() and "__pycache__" not in p.parts}  # fmt: skip
     assert sources <= names, sorted(sources - names)
     libraries = {f"graphlsp/oplib/libraries/{p.name}" for p in (ROOT / "graphlsp/oplib/libraries").glob("*.onnxop")}
     assert libraries and libraries <= names
