@@ -343,7 +343,10 @@ class _Run:
 
     # ---- require
     def _require(self, r: m.Require) -> None:
-        if self._bool(r.expr) is not False:
+        known = self._bool(r.expr)
+        if known is None:
+            self._assume(r.expr)
+        if known is not False:
             return
         ctx = self.ctx
         message = r.message or f"requires {_text(r.expr)}"
@@ -351,6 +354,21 @@ class _Run:
         ctx.error(r.code or "GL317", f"{message}{self._values(r.expr)}", input=inputs[0] if inputs else None,
                   related=[ctx.related_input(i) for i in dict.fromkeys(inputs[1:])])  # fmt: skip
         self.failed = True
+
+    def _assume(self, e: m.Expr) -> None:
+        """A requirement on dims that is neither proved nor refuted holds only at some sizes: a condition on the
+        input dims (`require B == 1`, `require S <= 4096`), as the shape rules of onnx's ops note theirs."""
+        if not isinstance(e, m.Compare) or e.op not in ("==", "<=", "<", ">=", ">"):
+            return
+        a, b = self._value(e.left), self._value(e.right)
+        if not all(isinstance(x, (int, Expr)) and not isinstance(x, bool) for x in (a, b)):
+            return
+        if e.op == "==":
+            self.unifier.require(a, b)
+        elif e.op in ("<=", "<"):
+            self.unifier.require(d.add(a, 1) if e.op == "<" else a, b, at_most=True)
+        else:
+            self.unifier.require(d.add(b, 1) if e.op == ">" else b, a, at_most=True)
 
     # ---- outputs
     def _output(self, p: m.Param, k: int) -> None:

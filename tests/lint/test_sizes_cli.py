@@ -121,3 +121,43 @@ def test_conditions_inside_bodies_and_calls(capsys: pytest.CaptureFixture[str], 
     assert found["GL320"]["line"] == line and "N must be 1" in found["GL320"]["message"]
     code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", "--dim", "N=3", str(p))
     assert code == 1 and [d["line"] for d in json.loads(out) if d["severity"] == "error"] == [line]
+
+
+CACHED = """\
+library acme
+domain com.acme
+
+op CachedAttention since 1 {
+  input  q: T[B, S, H]
+  input  past: T[B, P, H]
+  output y: T[B, S, H]
+  type   T: float
+  require B == 1 or P == 0 else "a prompt after a past takes batch 1"
+  require P + S <= 4096 else "the cache holds 4096 positions"
+  require S == 1 else "one token at a time"
+}
+"""
+CACHED_MODEL = ('<ir_version: 10, opset_import: ["" : 21, "com.acme" : 1]>\n'
+                "g (float[batch, seq, 8] q, float[batch, past, 8] kv) => (float[batch, seq, 8] y) {\n"
+                "  y = com.acme.CachedAttention (q, kv)\n}\n")  # fmt: skip
+
+
+def test_op_library_requirements_are_conditions(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A `require` on dims that is neither proved nor refuted is a condition on the input dims (a disjunction is
+    not one: it is left alone)."""
+    from graphlsp.oplib.catalog import CATALOG
+
+    (tmp_path / "ops.onnxop").write_text(CACHED)
+    (tmp_path / "graphlsp.toml").write_text('op-libraries = ["ops.onnxop"]\n')
+    (tmp_path / "m.onnxtxt").write_text(CACHED_MODEL)
+    try:
+        code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", str(tmp_path / "m.onnxtxt"))
+        messages = sorted(d["message"] for d in json.loads(out) if d["code"] == "GL320")
+        assert messages == ["com.acme.CachedAttention needs past + seq <= 4096 (it fails at past=1, seq=4096)",
+                            "com.acme.CachedAttention needs seq = 1: seq must be 1 (it fails at seq=2)"]
+        code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", "--dim", "seq=2", "--dim", "past=3",
+                           str(tmp_path / "m.onnxtxt"))  # fmt: skip
+        assert code == 1 and [d["message"] for d in json.loads(out)] == [
+            "CachedAttention: one token at a time (S = 2)"]
+    finally:
+        CATALOG.clear_project()
