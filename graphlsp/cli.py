@@ -81,8 +81,14 @@ def _check(args: argparse.Namespace) -> int:
     fix = args.fix or args.diff
     data = b""
     if stdin:  # one model, never cached; with --fix its fixed text goes to stdout and the report to stderr
+        from graphlsp import files as input_files
+
         files = [name]
-        data = sys.stdin.buffer.read()
+        limit = input_files.MAX_BYTES
+        data = sys.stdin.buffer.read(limit + 1)  # `check - < /dev/zero` must end too
+        if len(data) > limit:
+            print(f"graphlsp: error: standard input is larger than {limit} bytes", file=sys.stderr)
+            return EXIT_USAGE
         results: list[FileResult] = [check_stdin(data, name, settings, fix=fix, unsafe=args.unsafe_fixes)]
     else:
         files, missing = find_model_files(paths)

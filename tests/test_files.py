@@ -102,3 +102,24 @@ async def test_the_server_renders_a_fifo_or_dev_zero_as_unreadable_and_keeps_ans
     _tiny(tmp_path / "ok.onnx")
     got = await render(tmp_path / "ok.onnx")
     assert got["error"] is None and "Relu" in got["text"]
+
+
+def test_check_of_standard_input_reads_at_most_the_limit(monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    import io
+
+    from graphlsp import files
+    from graphlsp.cli import main
+
+    class Endless(io.RawIOBase):  # /dev/zero
+        def readable(self) -> bool:
+            return True
+
+        def readinto(self, b: bytearray) -> int:  # type: ignore[override]
+            b[:] = bytes(len(b))
+            return len(b)
+
+    monkeypatch.setattr(files, "MAX_BYTES", 1 << 16)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    assert main(["check", "--stdin-filename", "m.onnxtxt", "-"]) == 2
+    assert "standard input is larger than 65536 bytes" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -316,25 +317,10 @@ class Runner:
         key = node.function.key if node.function is not None else None
         if key is not None and key in self._det:
             return self._det[key]
-        # every node inside: in its subgraphs and in the bodies of the functions called, however deep (no recursion)
-        seen: set[Any] = set()
-        stack = [node]
-        ok = True
-        while stack and ok:
-            n = stack.pop()
-            if is_random(n.op_type):
-                ok = False
-            for graphs in n.subgraphs.values():
-                for g in graphs:
-                    stack.extend(g.nodes)
-            fn = n.function
-            if fn is not None and fn.body is not None and fn.key not in seen:
-                seen.add(fn.key)
-                known = self._det.get(fn.key)
-                if known is False:
-                    ok = False
-                elif known is None:
-                    stack.extend(fn.body.nodes)
+        seen: set[Any] = set()  # the functions whose bodies were looked at
+        det = self._det
+        ok = not any(is_random(n.op_type) or (n.function is not None and det.get(n.function.key) is False)
+                     for n in _within(node, seen))  # fmt: skip
         if ok:
             self._det.update(dict.fromkeys(seen, True))
         elif key is not None:
@@ -444,24 +430,7 @@ class Runner:
     def _nested_refusal(self, node: Node) -> str:
         """`_static_refusal` of any node in the node's bodies and in the functions it calls, however deep: onnx
         builds a body's kernels when it runs it, out of the runner's sight."""
-        seen: set[Any] = set()
-        stack = [n for gs in node.subgraphs.values() for g in gs for n in g.nodes]
-        if node.function is not None and node.function.body is not None:
-            seen.add(node.function.key)
-            stack.extend(node.function.body.nodes)
-        while stack:
-            n = stack.pop()
-            why = self._static_refusal(n)
-            if why:
-                return why
-            for graphs in n.subgraphs.values():
-                for g in graphs:
-                    stack.extend(g.nodes)
-            fn = n.function
-            if fn is not None and fn.body is not None and fn.key not in seen:
-                seen.add(fn.key)
-                stack.extend(fn.body.nodes)
-        return ""
+        return next((why for n in _within(node) if (why := self._static_refusal(n))), "")
 
     def _bound(self, node: Node, args: list[Any]) -> int | None:
         """The bytes the outputs will take: from their inferred types, else a per-op estimate."""
@@ -628,6 +597,24 @@ class Runner:
             if fn is not None and fn.body is not None:
                 stack.extend((sub, False) for sub in _direct_calls(fn.body.nodes) if sub not in memo)
         return memo.get(root)
+
+
+def _within(node: Node, seen: set[Any] | None = None) -> Iterator[Node]:
+    """Every node inside the node: in its subgraphs and in the bodies of the functions called, however deep, each
+    function's body once (no recursion); `seen` collects the keys of those functions."""
+    seen = set() if seen is None else seen
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n is not node:
+            yield n
+        for graphs in n.subgraphs.values():
+            for g in graphs:
+                stack.extend(g.nodes)
+        fn = n.function
+        if fn is not None and fn.body is not None and fn.key not in seen:
+            seen.add(fn.key)
+            stack.extend(fn.body.nodes)
 
 
 def _direct_calls(nodes: list[Node]) -> set[Any]:
