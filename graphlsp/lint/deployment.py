@@ -67,11 +67,13 @@ def _full(t: str) -> str:
 class _Verdict:
     """What one target says of one node: a code, a severity and a message, or nothing (it loads)."""
 
-    __slots__ = ("code", "severity", "message", "related")
+    __slots__ = ("code", "severity", "message", "related", "rescued")
 
-    def __init__(self, code: str, severity: str, message: str, related: list[tuple[str, Node]] | None = None):
+    def __init__(self, code: str, severity: str, message: str, related: list[tuple[str, Node]] | None = None,
+                 rescued: str = ""):  # fmt: skip
         self.code, self.severity, self.message = code, severity, message
         self.related = related or []
+        self.rescued = rescued  # the target's label when onnxruntime runs the node in float32 (CPU, float16)
 
 
 class DeploymentCheck:
@@ -91,9 +93,33 @@ class DeploymentCheck:
     def findings(self) -> list[Finding]:
         if self.model.graph is None:
             return []
-        out = self.model_findings()
-        for node in self.model.graph.all_nodes():
-            out += [self._finding(node, v) for v in self.verdicts(node)]
+        found = [(node, v) for node in self.model.graph.all_nodes() for v in self.verdicts(node)]
+        return self.model_findings() + self.report(found)
+
+    def report(self, found: list[tuple[Node, _Verdict]]) -> list[Finding]:
+        """Each verdict as a finding, except the float16 nodes CPU runs in float32: one warning per target, on
+        the first of them, naming how many there are of which op (each node's hover has the details)."""
+        out: list[Finding] = []
+        rescued: dict[str, list[tuple[Node, _Verdict]]] = {}
+        for node, v in found:
+            if v.rescued:
+                rescued.setdefault(v.rescued, []).append((node, v))
+            else:
+                out.append(self._finding(node, v))
+        for label, items in rescued.items():
+            if len(items) == 1:
+                out.append(self._finding(*items[0]))
+                continue
+            ops: dict[str, int] = {}
+            for node, _ in items:
+                ops[node.op_type] = ops.get(node.op_type, 0) + 1
+            shown = ", ".join(f"{n} {op}" for op, n in sorted(ops.items(), key=lambda x: (-x[1], x[0]))[:6])
+            more = ", ..." if len(ops) > 6 else ""
+            first, v = items[0]
+            message = (f"{label} has no float16 kernel for {len(items)} nodes ({shown}{more}): onnxruntime inserts "
+                       "Casts and runs them in float32 (a node's hover says which types its kernel takes)")
+            related = [(f"also runs in float32: {node.op_type}", node) for node, _ in items[1:21]]
+            out.append(self._finding(first, _Verdict(v.code, v.severity, message, related)))
         return out
 
     def model_findings(self) -> list[Finding]:
@@ -184,7 +210,7 @@ class DeploymentCheck:
             as_float = table.lookup(node.domain, node.op_type, since, _fp32(ins), _fp32(outs))
             if as_float.status == "ok":
                 return _Verdict(NO_KERNEL, "warning", f"{_has(table, node, got)}; not float16: onnxruntime "
-                                "inserts Casts and runs it in float32")  # fmt: skip
+                                "inserts Casts and runs it in float32", rescued=table.label)  # fmt: skip
         inlined = self._through_schema_body(node, since, ins, outs, table, depth)
         if inlined is not False:
             return inlined
@@ -237,7 +263,8 @@ class DeploymentCheck:
         where, v = inner
         label = f" '{where.name}'" if where.name else ""
         return _Verdict(v.code, v.severity, f"{node.op_type}({since}) has no kernel and is inlined: its body's "
-                        f"{where.op_type}{label}: {v.message}", [(v.message, where), *v.related])  # fmt: skip
+                        f"{where.op_type}{label}: {v.message}", [(v.message, where), *v.related],
+                        v.rescued)  # fmt: skip
 
     def _context_body(self, node: Node, sig: Any, since: int) -> tuple[Graph, list[Any]] | None:
         """The function body onnx builds for this node's input types (CastLike, Attention, the losses)."""
@@ -288,7 +315,7 @@ class DeploymentCheck:
         where, v = inner
         label = f" '{where.name}'" if where.name else ""
         return _Verdict(v.code, v.severity, f"in {fn.name}, {where.op_type}{label}: {v.message}",
-                        [(v.message, where), *v.related])  # fmt: skip
+                        [(v.message, where), *v.related], v.rescued)  # fmt: skip
 
     def _check_body(self, call: Node, body: Graph, attrs: list[Any], table: KernelTable,
                     depth: int) -> tuple[Node, _Verdict] | None:  # fmt: skip
@@ -434,10 +461,19 @@ def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
                     state.verdicts[node] = found
                 else:
                     state.verdicts.pop(node, None)
-    out = state.check.model_findings()
-    for node, found in state.verdicts.items():
-        out += [state.check._finding(node, v) for v in found]
-    return out
+    pairs = [(node, v) for node, vs in state.verdicts.items() for v in vs]
+    pairs.sort(key=lambda x: _order(x[0]))
+    return state.check.model_findings() + state.check.report(pairs)
+
+
+def _order(node: Node) -> tuple[int, ...]:
+    """Nodes in file order, a subgraph's after its owner: the verdicts of an edited model come in any order."""
+    path: list[int] = []
+    n: Node | None = node
+    while n is not None:
+        path.append(n.index)
+        n = n.graph.owner
+    return tuple(reversed(path))
 
 
 class _State:

@@ -274,3 +274,12 @@ def test_a_verdict_that_depends_on_the_nodes_neighbours_is_not_reused() -> None:
                            "  z = Dropout (x)\n  a = Dropout (x)\n  y = Identity (a)\n")
     got = lint_text(swapped, "m.onnxtxt", Settings())[1]
     assert [(d.line, d.code) for d in got if d.code.startswith("GL7")] == [(3, "GL701")]
+
+
+def test_float16_nodes_run_in_float32_on_cpu_are_one_warning() -> None:
+    text = (H + "g (float16[N] x) => (float16[N] y) {\n  a = Abs (x)\n  b = Sqrt (a)\n  c = Sqrt (b)\n"
+            "  y = Abs (c)\n}\n")
+    got = [d for d in lint_text(text, "m.onnxtxt", Settings())[1] if d.code.startswith("GL7")]
+    assert [(d.line, d.code, d.severity) for d in got] == [(3, "GL701", "warning")]
+    assert "no float16 kernel for 4 nodes (2 Abs, 2 Sqrt)" in got[0].message and len(got[0].related) == 3
+    assert loads(text) == "ok"

@@ -400,7 +400,11 @@ def test_a_model_with_12_gib_of_external_weights_opens_fast_without_reading_them
             if m.get("method") == "textDocument/publishDiagnostics":
                 break
         opened = time.perf_counter() - t0
-        assert m["params"]["diagnostics"] == []  # graphlsp check finds nothing in it either
+        # graphlsp check finds nothing wrong in it either; its float16 nodes run in float32 on onnxruntime's CPU
+        # (the default target): one warning says so (GL701, docs/deployment.md)
+        found = m["params"]["diagnostics"]
+        assert [(d["code"], d["severity"]) for d in found] == [("GL701", 2)], found
+        assert "no float16 kernel for" in found[0]["message"]
         assert opened <= 1.5, f"open to first diagnostics took {opened:.2f} s"
         matmul = next(n for n in g.nodes if n.op_type == "MatMul")
         out = matmul.outputs[0]
