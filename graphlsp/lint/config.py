@@ -28,6 +28,7 @@ from graphlsp.infer.sizes import InputSizes, from_config
 from graphlsp.lint.rules import RULES
 
 SEVERITIES = ("error", "warning", "info", "hint")
+CONFIG_BYTES = 16 << 20  # a config file larger than this is refused
 DEFAULT_TARGETS = ("onnxruntime:cpu",)
 
 
@@ -278,8 +279,10 @@ def load_settings(start: str | Path) -> Settings:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    from graphlsp.files import read_regular
+
     try:
-        data = path.read_bytes()
+        data = read_regular(path, CONFIG_BYTES)  # a regular file (never a FIFO that blocks), of a config's size
     except OSError as e:
         raise ConfigError(f"{path}: {e}") from None
     try:
