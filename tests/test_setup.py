@@ -60,8 +60,13 @@ def test_make_run_installs_the_runtime_only_and_make_test_the_toolchain(tmp_path
 # ---- pip install .: one wheel, everything in it, no warning
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    import shutil
+
     out = tmp_path_factory.mktemp("dist")
-    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(out)], cwd=ROOT,
+    clone = tmp_path_factory.mktemp("clone") / "graphlsp"  # as a fresh clone has it: no build/ left from before
+    shutil.copytree(ROOT, clone, ignore=shutil.ignore_patterns(".*", "build", "dist", "node_modules", "__pycache__",
+                                                               "*.egg-info", "corpus", "bench"))  # fmt: skip
+    proc = subprocess.run([sys.executable, "-m", "pip", "wheel", ".", "--no-deps", "-w", str(out)], cwd=clone,
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     log = proc.stdout + proc.stderr
     if proc.returncode != 0 and re.search(r"(?i)connection|resolve|no matching distribution|network", log):
