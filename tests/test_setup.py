@@ -108,3 +108,10 @@ def test_help_says_onnx_models_binary_and_text() -> None:
                          env={**os.environ, "COLUMNS": "200"}).stdout  # fmt: skip
     assert "Language server and linter for ONNX models (binary .onnx and ONNX text)" in out
     assert "ONNX text files" not in out
+
+
+@pytest.mark.parametrize("part", ["realworld", "bench", "schemas", "tools"])
+def test_shared_resources_are_here(part: str) -> None:
+    """Tests parametrized over ../shared's models have no case at all without it: this names the gap outside CI
+    and fails in CI."""
+    assert any(shared(part).iterdir())
