@@ -3,14 +3,12 @@ and the other commands' edges (a missing file, a bad address, `shapes --format j
 
 from __future__ import annotations
 
-import io
-import sys
 from pathlib import Path
 
 import pytest
 
 from graphlsp.cli import main
-from tests.lint.test_output_binary import broken_model
+from tests.lint.test_output_binary import _stdin, broken_model
 
 H = '<ir_version: 10, opset_import: ["" : 21]>\n'
 
@@ -19,10 +17,6 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main([*args])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 
 
 # ---- binary data read as text
