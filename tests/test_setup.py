@@ -119,7 +119,7 @@ def test_shared_resources_are_here(part: str) -> None:
 
 def test_pip_without_an_index_reads_as_offline(tmp_path: Path) -> None:
     """The words pip uses when it cannot reach an index make a named skip; a build that fails does not."""
-    proc = subprocess.run([sys.executable, "-m", "pip", "download", "--no-index", "--no-deps", "-d", str(tmp_path),
+    proc = subprocess.run([sys.executable, "-m", "pip", "--isolated", "download", "--no-index", "--no-deps", "-d", str(tmp_path),
                            "setuptools>=77"], capture_output=True, text=True, timeout=120)  # fmt: skip
     assert proc.returncode != 0 and offline(proc.stdout + proc.stderr)
     assert not offline("error: package directory './graphlsp/grammar' does not exist")
