@@ -34,7 +34,7 @@ def test_relative_links_and_images_exist() -> None:
 
 
 def test_the_wheel_command_builds_graphlsp_alone() -> None:
-    text = README.read_text() + (ROOT / "docs" / "development.md").read_text()
+    text = "".join(p.read_text() for p in [README, *DOCS, *(ROOT / "editors").glob("*/README.md")])
     commands = re.findall(r"pip wheel [^\n#]*", text)
     assert commands and all("--no-deps" in c for c in commands), commands
 
