@@ -1,3 +1,3 @@
-"""graphlsp: a language server and linter for ONNX graphs written in ONNX textual syntax."""
+"""graphlsp: a language server and linter for ONNX models, binary (.onnx) and text (.onnxtxt)."""
 
 __version__ = "0.1.0"

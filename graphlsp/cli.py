@@ -311,6 +311,14 @@ def _rule(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _finding(code: str, message: str) -> str:
+    """`error: GL106 message`: a finding as `check` words it, severity first."""
+    from graphlsp.lint.rules import RULES
+
+    severity = RULES[code].severity if code in RULES else "error"
+    return f"{severity}: {code} {message}"
+
+
 def _convert(args: argparse.Namespace) -> int:
     """Binary .onnx -> ONNX text (our printer: every tensor element, text both parsers read back); text -> .onnx
     (the protobuf onnx's parser builds) or text -> text (onnx's printer, as before). Text never goes to a .onnx
@@ -343,7 +351,7 @@ def _convert(args: argparse.Namespace) -> int:
             print(f"graphlsp: error: {src}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
         except Exception as e:  # protobuf's DecodeError and friends
-            print(f"{src}:1:1: GL106 cannot load binary ONNX model: {e}", file=sys.stderr)
+            print(f"{src}:1:1: {_finding('GL106', f'cannot load binary ONNX model: {e}')}", file=sys.stderr)
             return EXIT_ERRORS
         try:
             text = print_model(model)
@@ -365,7 +373,7 @@ def _convert(args: argparse.Namespace) -> int:
             print(f"graphlsp: error: {src}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
         if source.error:
-            print(f"{src}:1:1: {source.error[0]} {source.error[1]}", file=sys.stderr)
+            print(f"{src}:1:1: {_finding(*source.error[:2])}", file=sys.stderr)
             return EXIT_ERRORS
         doc = SyntaxDocument(source.text)
         if doc.problems:
@@ -375,7 +383,7 @@ def _convert(args: argparse.Namespace) -> int:
             proto = model_to_proto(doc.model)
         except ConversionError as e:  # what onnx's parser rejects and the document does not (no graph at all)
             line, col = doc.lines.position(max(0, min(e.start, len(doc.text))))
-            print(f"{src}:{line + 1}:{col + 1}: {e.code} {e}", file=sys.stderr)
+            print(f"{src}:{line + 1}:{col + 1}: {_finding(e.code, str(e))}", file=sys.stderr)
             return EXIT_ERRORS
         if to_binary:
             problem = _write_output(dst, proto.SerializeToString())
@@ -489,7 +497,7 @@ def _fold(args: argparse.Namespace) -> int:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     if source.error:
-        print(f"{args.file}:1:1: {source.error[0]} {source.error[1]}", file=sys.stderr)
+        print(f"{args.file}:1:1: {_finding(*source.error[:2])}", file=sys.stderr)
         return EXIT_ERRORS
     doc = SyntaxDocument(source.text)
     if doc.problems:  # folding a file that does not parse would guess at its meaning

@@ -22,43 +22,14 @@ class Source:
     error: tuple[str, str, int] | None = None
 
 
-# ModelProto's fields (onnx.proto) and their wire types: 0 varint, 2 length-delimited
-_MODEL_FIELDS = {1: 0, 2: 2, 3: 2, 4: 2, 5: 0, 6: 2, 7: 2, 8: 2, 14: 2, 20: 2, 25: 2}
 _STDIN_HINT = "name the file *.onnx (on standard input: `--stdin-filename model.onnx`)"
-
-
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    """A protobuf varint at `pos`: (value, position after it); position -1 when there is none."""
-    result = shift = 0
-    while pos < len(data) and shift <= 63:
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
-    return 0, -1
-
-
-def looks_like_model(data: bytes) -> bool:
-    """Is this a binary ONNX model: top-level protobuf fields that are all ModelProto's, a graph among them,
-    ending exactly at the end? (ONNX text never passes: `<` and letters are not valid ModelProto keys.)"""
-    pos, seen = 0, set()
-    while 0 <= pos < len(data):
-        key, pos = _varint(data, pos)
-        field, wire = key >> 3, key & 7
-        if pos < 0 or _MODEL_FIELDS.get(field) != wire:
-            return False
-        value, pos = _varint(data, pos)
-        if pos >= 0 and wire == 2:
-            pos += value
-        seen.add(field)
-    return pos == len(data) and 7 in seen
 
 
 def binary_problem(data: bytes) -> str | None:
     """Why these bytes are not ONNX text at all (a binary model, or other binary data), or None. One finding
     says so: parsing raw bytes as text would only give a syntax error per line."""
+    from graphlsp.binary.wire import looks_like_model
+
     if looks_like_model(data):
         return f"this is a binary ONNX model (protobuf), not ONNX text: {_STDIN_HINT}"
     if b"\0" in data[:65536]:

@@ -34,6 +34,16 @@ def needs(present: object, reason: str) -> pytest.MarkDecorator:
     return pytest.mark.needs(present=bool(present), reason=reason)
 
 
+_OFFLINE = ("connection", "network is unreachable", "temporary failure in name resolution", "could not resolve",
+            "no matching distribution", "could not find a version that satisfies")
+
+
+def offline(log: str) -> bool:
+    """Does pip's output say the package index could not be reached (rather than that something failed)?"""
+    low = log.lower()
+    return any(words in low for words in _OFFLINE)
+
+
 def shared(*parts: str) -> Path:
     """A path under ../shared, or `missing` when it is not there."""
     path = SHARED.joinpath(*parts)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Writes screen.txt: Neovim in a tmux pane on examples/broken.onnxtxt, with the server's diagnostics and a hover.
-#   editors/nvim/capture.sh            (needs tmux, nvim >= 0.11 and graphlsp; NVIM and GRAPHLSP_CMD override)
+#   editors/nvim/capture.sh            (needs tmux, nvim >= 0.11 and graphlsp; NVIM and GRAPHLSP_CMD override;
+#                                       CAPTURE_ANSI=FILE also writes the screen with its colours)
 # Bounded: every wait gives up after 30 s, and the tmux server it starts is killed on exit.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,5 +41,7 @@ wait_for 'consumed by'
 keys ':' Escape                        # clear the command line
 sleep 0.3
 screen | sed -e 's/[[:space:]]*$//' > "$here/screen.txt"
+# CAPTURE_ANSI=FILE: the same screen with its colours (escape sequences), for docs/images/editor.png
+if [ -n "${CAPTURE_ANSI:-}" ]; then tmux -L "$socket" capture-pane -e -p -t capture > "$CAPTURE_ANSI"; fi
 keys Escape ':qa!' Enter
 echo "wrote $here/screen.txt"

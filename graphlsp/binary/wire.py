@@ -93,6 +93,24 @@ def _fields(buf: memoryview, pos: int, end: int):  # type: ignore[no-untyped-def
             pos = stop
 
 
+# ModelProto's fields (onnx.proto) and their wire types: 0 varint, 2 length-delimited
+MODEL_FIELDS = {1: 0, 2: 2, 3: 2, 4: 2, 5: 0, 6: 2, 7: 2, 8: 2, 14: 2, 20: 2, 25: 2}
+
+
+def looks_like_model(data: bytes) -> bool:
+    """Is this a binary ONNX model: top-level protobuf fields that are all ModelProto's, a graph among them,
+    ending exactly at the end? (ONNX text never passes: `<` and letters are not valid ModelProto keys.)"""
+    seen = set()
+    try:
+        for field, wire, _, _, _ in _fields(memoryview(data), 0, len(data)):
+            if MODEL_FIELDS.get(field) != wire:
+                return False
+            seen.add(field)
+    except WireError:
+        return False
+    return MODEL_GRAPH in seen
+
+
 def _tensor(buf: memoryview, start: int, stop: int, key: Key, ranges: dict[Key, tuple[int, int]]) -> bytes:
     """A TensorProto's bytes without its large element field, whose range goes to `ranges`; unchanged when more
     than one field holds elements (protobuf keeps the last raw_data and joins float_data pieces)."""

@@ -104,13 +104,13 @@ def _place(d: Diagnostic) -> str:
 
 def group(diagnostics: Iterable[Diagnostic]) -> list[Group]:
     """Findings in their order, those of one file, code and message shape together when GROUP_AT or more."""
-    items = list(diagnostics)
+    items = [(d, (d.file, d.code, _SHAPE.sub("_", d.message))) for d in diagnostics]
     keyed: dict[tuple[str, str, str], list[Diagnostic]] = {}
-    for d in items:
-        keyed.setdefault((d.file, d.code, _SHAPE.sub("_", d.message)), []).append(d)
+    for d, key in items:
+        keyed.setdefault(key, []).append(d)
     out: list[Group] = []
-    for d in items:
-        members = keyed[(d.file, d.code, _SHAPE.sub("_", d.message))]
+    for d, key in items:
+        members = keyed[key]
         if len(members) < GROUP_AT:
             out.append(Group(d))
         elif members[0] is d:

@@ -3,14 +3,12 @@ and the other commands' edges (a missing file, a bad address, `shapes --format j
 
 from __future__ import annotations
 
-import io
-import sys
 from pathlib import Path
 
 import pytest
 
 from graphlsp.cli import main
-from tests.lint.test_output_binary import broken_model
+from tests.lint.test_output_binary import _stdin, broken_model
 
 H = '<ir_version: 10, opset_import: ["" : 21]>\n'
 
@@ -19,10 +17,6 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = main([*args])
     out, err = capsys.readouterr()
     return code, out, err
-
-
-def _stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
-    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
 
 
 # ---- binary data read as text
@@ -341,3 +335,14 @@ def test_an_interrupted_fix_leaves_the_model_whole(
     assert code == 2 and f"graphlsp: error: {path}: cannot write the fixed model: No space left on device" in err
     assert "internal error" not in err
     assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["m.onnx"]
+
+
+def test_on_a_terminal_the_severity_word_is_coloured(tmp_path: Path) -> None:
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.output import format_full
+    from graphlsp.lint.runner import lint_text
+
+    text = H + "g (float[N] x) => (float[N] y) {\n  spare = Neg (x)\n  y = Relu (zz)\n}\n"
+    _, diags = lint_text(text, "m.onnxtxt", Settings())
+    out = format_full(diags, {"m.onnxtxt": text}, colour=True)
+    assert "\033[31merror\033[0m: \033[1mGL201\033[0m" in out and "\033[33mwarning\033[0m: \033[1mGL207\033[0m" in out

@@ -18,7 +18,7 @@ from graphlsp.lint.config import load_settings
 from graphlsp.lint.docs import DOCS
 from graphlsp.lint.rules import RULES
 from graphlsp.lint.runner import check_files
-from tests.conftest import EXAMPLES, missing, shared
+from tests.conftest import EXAMPLES, missing, offline, shared
 
 H = '<ir_version: 10, opset_import: ["" : 21]>\n'
 CLEAN = H + "g (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n"
@@ -261,6 +261,8 @@ def test_pre_commit_try_repo(tmp_path: Path) -> None:
         cwd=work, capture_output=True, text=True, env=env, timeout=900,
     )  # fmt: skip
     output = proc.stdout + proc.stderr
+    if proc.returncode not in (0, 1) and offline(output):
+        missing(f"PyPI is unreachable: pre-commit installs the hook's environment from it ({output.strip()[-300:]})")
     assert proc.returncode == 1, output
     assert "bad.onnxtxt:3:13: error: GL201" in output
     assert "good.onnxtxt" not in output.split("graphlsp check")[-1].replace("Passed", "")

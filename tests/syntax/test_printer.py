@@ -1,6 +1,6 @@
 """`print_model` and `node_line`: the IR as ONNX text that onnx's parser and ours both read back.
 
-Acceptance (data="full"): every model of /work/shared/realworld and every node test case of onnx's backend suite
+Acceptance (data="full"): every model of ../shared/realworld and every node test case of onnx's backend suite
 goes binary -> IR -> text; onnx.parser.parse_model and our SyntaxDocument read the text (no problem, and our tree
 converts to the same protobuf as onnx's parser builds, for the node cases); every tensor (initializers and tensor
 attributes, subgraphs included) comes back bit for bit; and onnxruntime gives bit-identical outputs for the
@@ -42,7 +42,7 @@ from graphlsp.syntax.to_proto import model_to_proto
 ort = pytest.importorskip("onnxruntime")
 
 ROOT = Path(__file__).resolve().parents[2]
-REALWORLD_DIR = Path("/work/shared/realworld")
+REALWORLD_DIR = ROOT.parent / "shared" / "realworld"  # ../shared beside the clone (tests/conftest.py)
 REALWORLD = sorted(REALWORLD_DIR.glob("*.onnx"), key=lambda p: -p.stat().st_size)  # largest first
 
 # Input shapes for the real models: their symbolic dims at small sizes the models accept (silero takes 512
