@@ -45,3 +45,11 @@ def test_the_readmes_check_output_is_what_graphlsp_prints() -> None:
     out = subprocess.run([sys.executable, "-m", "graphlsp.cli", "check", "--no-cache", "--format", "concise",
                           "examples/broken.onnxtxt"], cwd=ROOT, capture_output=True, text=True).stdout  # fmt: skip
     assert shown and all(line in out.splitlines() for line in shown), (shown, out)
+
+
+def test_docs_rules_lists_every_rule() -> None:
+    from graphlsp.lint.rules import RULES
+
+    text = (ROOT / "docs" / "rules.md").read_text()
+    for r in RULES.values():
+        assert f"| {r.code} | {r.name} | {r.severity} | {r.summary} |" in text, r.code
