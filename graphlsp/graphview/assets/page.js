@@ -374,6 +374,10 @@
           "elk.layered.spacing.nodeNodeBetweenLayers": "24",
           "elk.spacing.nodeNode": "18",
           "elk.spacing.edgeLabel": "2",
+          // a quarter of the default's time on a 200-box model (bench: 2.7 s -> 0.7 s), lines still straight:
+          // fewer crossing-minimization sweeps, no greedy switch pass
+          "elk.layered.thoroughness": "2",
+          "elk.layered.crossingMinimization.greedySwitch.type": "OFF",
         },
         children: top,
         edges,
