@@ -283,11 +283,19 @@
       if (!b) bundles.set(key, { src, dst, values: [value] });
       else if (!b.values.includes(value)) b.values.push(value);
     }
+    // in a body or a function, a value of the enclosing graph gets a box of its own
+    const nested = trail.length > 1;
+    const initializers = new Set(graph.initializers || []);
+    const outer = [];
     graph.nodes.forEach((n, i) => {
       for (const name of [...n.inputs, ...(n.implicit || [])]) {
         if (!name) continue;
         const p = producer.get(name);
         if (p !== undefined) edge(units[p], units[i], name);
+        else if (nested && !initializers.has(name)) {
+          if (!outer.includes(name)) outer.push(name);
+          edge("u:" + name, units[i], name);
+        }
       }
     });
     const outputs = [];
@@ -316,7 +324,7 @@
       return { id, width: w, height: name ? 38 : 26 };
     }
     function ioBox(kind, name) {
-      const id = (kind === "input" ? "i:" : "o:") + name;
+      const id = { input: "i:", output: "o:", outer: "u:" }[kind] + name;
       boxes.set(id, { kind, name });
       return { id, width: Math.max(textWidth(clip(name, 40), FONT_NAME) + 20, 40), height: 22 };
     }
@@ -344,6 +352,7 @@
     }
     const top = children(v.root);
     for (const name of outputs) top.push(ioBox("output", name));
+    for (const name of outer) top.push(ioBox("outer", name));
 
     const edges = [];
     for (const b of bundles.values()) {
@@ -450,8 +459,8 @@
           el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 11 }, g);
           const t = el("text", { x: c.x + c.width / 2, y: c.y + 15, "text-anchor": "middle", class: "name" }, g);
           t.textContent = clip(b.name, 40);
-          el("title", {}, g).textContent = (b.kind === "input" ? "graph input " : "graph output ") + b.name + ": "
-            + (graph.types[b.name] || "?");
+          const what = { input: "graph input ", output: "graph output ", outer: "value of the enclosing graph " };
+          el("title", {}, g).textContent = what[b.kind] + b.name + ": " + (graph.types[b.name] || "?");
         }
       }
     }
