@@ -272,6 +272,14 @@ def _check_json(path: str) -> list[dict[str, Any]]:
     return diags
 
 
+def _check_graph(path: str) -> None:
+    """`graphlsp graph`'s data: written, JSON, a graph or a reason for none."""
+    code, out, err = run_cli(["graph", "--format", "json", path])
+    _cli_ok(code, out, err, "graph")
+    data = json.loads(out)
+    assert data["graph"] is not None or data["problems"], "no graph and no reason"
+
+
 def _statements(text: str) -> list[str]:
     from graphlsp.syntax.document import SyntaxDocument
 
@@ -300,6 +308,7 @@ def check_text(text: str, folder: Path) -> None:
     path = folder / "fuzz.onnxtxt"
     path.write_text(text, encoding="utf-8", newline="")
     _check_json(str(path))
+    _check_graph(str(path))
     doc = SyntaxDocument(text)
     if doc.problems or not doc.pieces:
         return
@@ -348,6 +357,7 @@ def check_binary(data: bytes, folder: Path) -> None:
     path = folder / "fuzz.onnx"
     path.write_bytes(data)
     _check_json(str(path))
+    _check_graph(str(path))
     code, out, err = run_cli(["shapes", str(path)])
     _cli_ok(code, out, err, "shapes")
     code, out, err = run_cli(["convert", str(path), "-"])

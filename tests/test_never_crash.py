@@ -12,7 +12,7 @@ from onnx import TensorProto, helper
 from graphlsp.cli import main
 
 H = '<ir_version: 10, opset_import: ["" : 21]>\n'
-COMMANDS = ("check", "shapes", "fold", "convert-binary", "convert-text")
+COMMANDS = ("check", "shapes", "fold", "convert-binary", "convert-text", "graph")
 
 
 def run(capsys: pytest.CaptureFixture[str], tmp: Path, command: str, path: Path) -> tuple[int, str, str]:
@@ -24,6 +24,8 @@ def run(capsys: pytest.CaptureFixture[str], tmp: Path, command: str, path: Path)
         args = ["convert", str(path), "-"]
     elif command == "fold":
         args = ["fold", str(path), "-o", str(tmp / "folded.onnxtxt")]
+    elif command == "graph":
+        args = ["graph", str(path), "-o", str(tmp / "graph.html")]
     else:
         args = [command, str(path)]
     code = main(args)

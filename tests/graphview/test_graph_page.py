@@ -151,6 +151,10 @@ def test_if_bodies_and_function_calls_open(tab: Page, tmp_path: Path) -> None:
     status = tab.wait(before)
     body = data["graph"]["nodes"][index]["bodies"][0][1]
     assert tab.page.locator("[data-node]").count() == len(body["nodes"])
+    # the values the body reads from the graph around it come in from boxes of their own
+    outer = {x for n in body["nodes"] for x in n["inputs"] if x} - {o for n in body["nodes"] for o in n["outputs"]}
+    drawn = tab.page.eval_on_selector_all(".io.outer text", "els => els.map(e => e.textContent)")
+    assert outer and sorted(drawn) == sorted(outer)
     assert status["labelledEdges"] == status["edges"]
     assert tab.page.locator("#crumbs a").count() == 2
     before = tab.layouts()

@@ -236,6 +236,8 @@ async function showGraphCommand(target?: vscode.Uri): Promise<void> {
     return;
   }
   await graphs.open(doc.uri.toString(), path.basename(doc.uri.fsPath));
+  const editor = vscode.window.visibleTextEditors.find((e) => e.document === doc);
+  if (editor) graphs.cursor(doc.uri.toString(), editor.selection.active.line); // the node under the cursor now
 }
 
 async function start(): Promise<void> {
