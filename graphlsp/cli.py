@@ -248,14 +248,6 @@ def _count(text: str) -> int:
     return value
 
 
-def _address(text: str) -> str:
-    """argparse's type for --tcp: HOST:PORT or :PORT (127.0.0.1), the port a number up to 65535."""
-    host, _, port = text.rpartition(":")
-    if not port.isdigit() or int(port) > 65535:
-        raise argparse.ArgumentTypeError(f"'{text}' is not HOST:PORT (e.g. 127.0.0.1:2087)")
-    return text
-
-
 def _output_problem(output: str, inputs: str) -> str | None:
     """Why `output` cannot be written (before any work is done): a folder, a folder that does not exist, or the
     input itself."""
@@ -672,7 +664,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", type=_address, help="listen on a TCP address instead")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
     serve.add_argument("-v", "--verbose", action="store_true", help="log to standard error")
     serve.set_defaults(func=_serve)
 

@@ -37,8 +37,8 @@ CASES = [
     (["fold", "loop1.onnxtxt"], "loop1.onnxtxt: Too many levels of symbolic links"),
     (["convert", "loop1.onnxtxt", "x.onnx"], "loop1.onnxtxt: Too many levels of symbolic links"),
     (["check", "-j", "-3", "a.onnxtxt"], "argument -j/--jobs: -3: must be 0 (one per core) or more"),
-    (["serve", "--tcp", "junk"], "argument --tcp: 'junk' is not HOST:PORT (e.g. 127.0.0.1:2087)"),
-    (["serve", "--tcp", "localhost:70000"], "argument --tcp: 'localhost:70000' is not HOST:PORT"),
+    (["serve", "--tcp", "junk"], "--tcp junk: expected HOST:PORT with a port number from 0 to 65535"),
+    (["serve", "--tcp", "localhost:70000"], "--tcp localhost:70000: expected HOST:PORT"),
 ]
 
 
