@@ -32,7 +32,7 @@ CASES = [
     (["convert", "a.onnxtxt", "dir.onnx"], "dir.onnx: is a folder; name the file to write"),
     (["convert", "a.onnxtxt", "a.onnxtxt"], "a.onnxtxt: is the input a.onnxtxt; write the output to another file"),
     (["convert", "a.onnxtxt", "./sub/../a.onnxtxt"], "./sub/../a.onnxtxt: is the input a.onnxtxt; write the output"),
-    (["check", "loop1.onnxtxt"], "loop1.onnxtxt: too many levels of symbolic links"),
+    (["check", "loop1.onnxtxt"], "loop1.onnxtxt: Too many levels of symbolic links"),
     (["shapes", "loop1.onnxtxt"], "loop1.onnxtxt: Too many levels of symbolic links"),
     (["fold", "loop1.onnxtxt"], "loop1.onnxtxt: Too many levels of symbolic links"),
     (["convert", "loop1.onnxtxt", "x.onnx"], "loop1.onnxtxt: Too many levels of symbolic links"),
