@@ -238,7 +238,7 @@ class Analysis:
 
 # Exporter-shaped: computed Reshape targets, attention and MLP ops, a Constant and a fold.
 _WARM_UP_MODEL = """<ir_version: 8, opset_import: ["" : 17]>
-warm_up (float[batch, seq, 16] x, float[16, 48] w, float[48] b, int64[batch, seq] ids)
+warm_up (float[batch, seq, 16] x, float[16, 48] w, float[48] b, int64[batch, seq, 1] ids)
     => (float[batch, seq, 16] y, float[batch, 2, seq, 8] pv) {
     s = Shape (x)
     i0 = Constant <value: tensor = int64 {0}> ()
@@ -275,7 +275,8 @@ warm_up (float[batch, seq, 16] x, float[16, 48] w, float[48] b, int64[batch, seq
     g = Erf (n)
     t = Tanh (g)
     z = ConstantOfShape <value: tensor = float[1] {0.0}> (s)
-    st = Slice (s, i1, minus)
+    three = Constant <value: tensor = int64[1] {3}> ()
+    st = Slice (s, i1, three)
     zz = Expand (z, st)
     pv = MatMul (p, qt)
     y = Add (t, zz)
