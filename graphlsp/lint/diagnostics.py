@@ -135,8 +135,8 @@ def collect_analysis(analysis: Analysis, path: str = "<text>") -> list[Diagnosti
     """Diagnostics of an up-to-date Analysis (the editor keeps one per open document)."""
     doc = analysis.doc
     out = [_make(doc, path, p.code, p.message, p.start, p.end, None, p.related) for p in doc.problems]
-    if doc.model.graph is not None:
-        for f in analysis.findings():
+    for f in analysis.findings():
+        if doc.model.graph is not None or f.code == "GL101":  # without a graph: only that it is missing
             out.append(_make(doc, path, f.code, f.message, f.start, f.end, f.severity, list(f.related), f.node))
     out.sort(key=lambda d: (d.start, d.code))
     return out

@@ -458,6 +458,12 @@ class _Builder:
             self.model.functions[fn.key] = fn
             functions.append((fn, block))
         main = next((b for b in blocks if b.is_graph), None)
+        if main is None and not any(p.problems or p.failed for p in doc.pieces):
+            # a header alone (or functions alone) parses, but a model is its main graph: onnx's parser says so too
+            head = next((p for p in doc.pieces if p.kind == "header"), None)
+            end = head.abs_end if head is not None else len(doc.text.rstrip())
+            self.findings.append(Finding("GL101", "expected the model's main graph after the header, e.g. "
+                                         "`main (float[N] x) => (float[N] y) { y = Relu(x) }`", end, end))  # fmt: skip
         if main is not None:
             sig_piece = main.sig
             gsig: t.GraphSig | None = sig_piece.value if sig_piece is not None else None
