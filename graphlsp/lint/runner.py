@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -322,6 +321,8 @@ def check_files(paths: list[str], settings: Settings, fix: bool = False, jobs: i
     work = [(p, settings, fix, unsafe) for p in todo]
     done = 0
     if jobs > 1 and len(todo) > 1:
+        from concurrent.futures import ProcessPoolExecutor  # multiprocessing: only when there is work to share
+
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             for r in pool.map(_worker, work, chunksize=max(1, len(work) // (jobs * 4))):
                 results[r.path] = r

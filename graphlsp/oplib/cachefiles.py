@@ -1,0 +1,32 @@
+"""Where the op DSL's caches live and what keys them: the user's cache folder and the grammar's digest. Kept apart
+from the parser so that reading a cached library imports neither it nor lark."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+
+def grammar_path() -> Path:
+    """`onnxop.lark`: inside the installed package (graphlsp/grammar), or at the repository root."""
+    here = Path(__file__).resolve()
+    for candidate in (here.parent.parent / "grammar" / "onnxop.lark", here.parents[2] / "grammar" / "onnxop.lark"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError("grammar/onnxop.lark not found next to the graphlsp package")
+
+
+def cache_dir() -> Path | None:
+    """graphlsp's folder in the user's cache directory (None when there is none)."""
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        folder = base / "graphlsp"
+        folder.mkdir(parents=True, exist_ok=True)
+    except (OSError, RuntimeError):
+        return None
+    return folder
+
+
+def grammar_digest() -> str:
+    return hashlib.sha256(grammar_path().read_bytes()).hexdigest()[:16]
