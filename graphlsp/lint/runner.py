@@ -24,6 +24,8 @@ from graphlsp.lint.diagnostics import Diagnostic, collect_analysis, collect_depl
 from graphlsp.lint.rules import rule
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from graphlsp.analysis import Analysis
     from graphlsp.oplib.query import OpDocument
 
@@ -299,6 +301,14 @@ def _store(result: FileResult, settings: Settings) -> None:
         pass  # a read-only tree: no cache, same results
 
 
+def ProcessPoolExecutor(max_workers: int) -> Executor:  # noqa: N802 (stands for the class)
+    """concurrent.futures' process pool, imported only when a check shares work between processes (importing
+    multiprocessing costs every other check its start-up time)."""
+    from concurrent.futures import ProcessPoolExecutor as Pool
+
+    return Pool(max_workers=max_workers)
+
+
 def _worker(args: tuple[str, Settings, bool, bool]) -> FileResult:
     path, settings, fix, unsafe = args
     try:
@@ -321,8 +331,6 @@ def check_files(paths: list[str], settings: Settings, fix: bool = False, jobs: i
     work = [(p, settings, fix, unsafe) for p in todo]
     done = 0
     if jobs > 1 and len(todo) > 1:
-        from concurrent.futures import ProcessPoolExecutor  # multiprocessing: only when there is work to share
-
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             for r in pool.map(_worker, work, chunksize=max(1, len(work) // (jobs * 4))):
                 results[r.path] = r
