@@ -1,11 +1,14 @@
-"""Where the op DSL's caches live and what keys them: the user's cache folder and the grammar's digest. Kept apart
-from the parser so that reading a cached library imports neither it nor lark."""
+"""Where the op DSL's caches live and what keys them: the user's cache folder (graphlsp.files) and the grammar's
+digest. Kept apart from the parser so that reading a cached library imports neither it nor lark."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
+
+from graphlsp.files import cache_dir
+
+__all__ = ["cache_dir", "grammar_digest", "grammar_path"]
 
 
 def grammar_path() -> Path:
@@ -15,17 +18,6 @@ def grammar_path() -> Path:
         if candidate.is_file():
             return candidate
     raise FileNotFoundError("grammar/onnxop.lark not found next to the graphlsp package")
-
-
-def cache_dir() -> Path | None:
-    """graphlsp's folder in the user's cache directory (None when there is none)."""
-    try:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        folder = base / "graphlsp"
-        folder.mkdir(parents=True, exist_ok=True)
-    except (OSError, RuntimeError):
-        return None
-    return folder
 
 
 def grammar_digest() -> str:
