@@ -17,13 +17,19 @@ import threading
 from bisect import bisect_right
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from graphlsp.graph import findings as F
 from graphlsp.graph import ops as graph_ops
 from graphlsp.graph import resolve
 from graphlsp.graph.core import Node
+from graphlsp.lazymodule import lazy_module
 from graphlsp.oplib import lazy
-from graphlsp.oplib import model as m
+
+if TYPE_CHECKING:
+    from graphlsp.oplib import model as m
+else:
+    m = lazy_module("graphlsp.oplib.model")  # read when a library is in use
 
 # The parser (and lark) and the checker are imported on first use: a model without such ops never pays for them.
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Iterator
-from typing import Any, SupportsIndex
+from typing import TYPE_CHECKING, Any, SupportsIndex
 
-from graphlsp.oplib import model as m
+from graphlsp.lazymodule import lazy_module
+
+if TYPE_CHECKING:
+    from graphlsp.oplib import model as m
+else:
+    m = lazy_module("graphlsp.oplib.model")  # read when a library is in use
 
 TAG = "graphlsp-oplib-lazy-1"
 
@@ -29,7 +34,7 @@ def load(data: bytes) -> m.Library | None:
     return m.Library(name, path, LazyOps(keys, blobs), problems, version)
 
 
-class LazyOps(list[m.OpDecl]):
+class LazyOps(list["m.OpDecl"]):
     """A library's declarations, each unpickled on first use (`decl(i)`); anything that reads the list as a whole
     unpickles them all first, so it is an ordinary list to every other reader."""
 

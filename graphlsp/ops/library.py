@@ -20,18 +20,23 @@ a condition that depends on an unknown dim is unknown, and nothing unknown is ev
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphlsp.graph.core import Node, NodeOrigin
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
 from graphlsp.infer.dims import Dim, Expr
-from graphlsp.oplib import model as m
+from graphlsp.lazymodule import lazy_module
 from graphlsp.oplib.catalog import CATALOG
 from graphlsp.ops import registry
 from graphlsp.ops import signature as sigmod
 from graphlsp.ops.signature import AttrSpec, OpSignature, Param
+
+if TYPE_CHECKING:
+    from graphlsp.oplib import model as m
+else:
+    m = lazy_module("graphlsp.oplib.model")  # read when a library is in use
 
 DEFAULT_ONNX_OPSET = 21  # the ai.onnx version `shape Op(...)` uses when neither it nor the model names one
 _SIGS: dict[int, tuple[m.OpDecl, OpSignature]] = {}  # id(decl) -> signature
