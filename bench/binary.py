@@ -44,6 +44,11 @@ def _timed(cmd: list[str]) -> tuple[float, int, int]:
     return seconds, usage.ru_maxrss // 1024, os.waitstatus_to_exitcode(status)
 
 
+def _best(cmd: list[str], runs: int = 3) -> tuple[float, int, int]:
+    results = [_timed(cmd) for _ in range(runs)]
+    return min(results, key=lambda r: r[0])
+
+
 def _best_pair(a: list[str], b: list[str], runs: int = 3) -> tuple[tuple[float, int, int], tuple[float, int, int]]:
     """The best run of each of two commands, run in turn (a, b, a, b, ...)."""
     ra, rb = [], []
