@@ -1,4 +1,4 @@
-"""graphlsp's own kernels for Exp, Pow and Tile (graphlsp/runner/kernels.py) against onnx.reference, the oracle
+"""graphlsp's own kernels for Exp, Pow, Tile, ReduceMax and ReduceL2 (graphlsp/runner/kernels.py) against onnx.reference, the oracle
 they stand in for: the same values, dtypes and shapes, and the cases they leave to it."""
 
 from __future__ import annotations
@@ -16,16 +16,18 @@ RNG = np.random.default_rng(25)
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # onnx.reference's overflow in float16 exp
 
 
-def _reference(op: str, args: list[Any], version: int) -> list[Any]:
-    names = [f"x{i}" for i in range(len(args))]
-    node = helper.make_node(op, names, ["y"])
-    return run_node(node, args, version, {"": version})
+def _reference(op: str, args: list[Any], version: int, attrs: dict[str, Any]) -> list[Any]:
+    names = [f"x{i}" if x is not None else "" for i, x in enumerate(args)]
+    node = helper.make_node(op, names, ["y"], **attrs)
+    return run_node(node, [x for x in args if x is not None], version, {"": version})
 
 
-def _same(op: str, args: list[Any], version: int = 17) -> None:
-    ours = kernels.KERNELS[op](args, {}, version)
+def _same(op: str, args: list[Any], version: int = 17, attrs: dict[str, Any] | None = None,
+          defaults: dict[str, Any] | None = None) -> None:  # fmt: skip
+    """`defaults`: the schema's defaults, which the runner hands every kernel beside the node's attributes."""
+    ours = kernels.KERNELS[op](args, {**(defaults or {}), **(attrs or {})}, version)
     assert ours is not NotImplemented
-    [want] = _reference(op, args, version)
+    [want] = _reference(op, args, version, attrs or {})
     [got] = ours
     assert isinstance(got, np.ndarray) and got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
@@ -55,11 +57,38 @@ def test_tile(dtype: Any, shape: tuple[int, ...], repeats: list[int]) -> None:
     _same("Tile", [x, np.array(repeats, dtype=np.int64)], 13)
 
 
+REDUCE_CASES = [  # (shape, axes or None, keepdims, noop_with_empty_axes)
+    ((3, 4), None, 1, 0), ((3, 4), None, 0, 0), ((3, 4), [1], 1, 0), ((3, 4), [-1], 0, 0), ((2, 3, 4), [0, 2], 0, 0),
+    ((2, 3, 4), [2, 0], 1, 0), ((5,), [0], 0, 0), ((), None, 0, 0), ((3, 4), [], 1, 1), ((3, 4), None, 0, 1),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("op", ["ReduceMax", "ReduceL2"])
+@pytest.mark.parametrize("version", [13, 18])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("case", REDUCE_CASES)
+def test_reductions(op: str, version: int, dtype: Any, case: tuple[Any, ...]) -> None:
+    shape, axes, keepdims, noop = case
+    x = np.asarray(RNG.standard_normal(shape) * 10).astype(dtype)
+    if version < 18:
+        if noop:
+            return  # no such attribute before opset 18
+        attrs: dict[str, Any] = {"keepdims": keepdims} | ({"axes": axes} if axes is not None else {})
+        _same(op, [x], version, attrs, {"keepdims": 1})
+    else:
+        attrs = {"keepdims": keepdims, "noop_with_empty_axes": noop}
+        given = np.array(axes, dtype=np.int64) if axes is not None else None
+        _same(op, [x, given], version, attrs, {"keepdims": 1, "noop_with_empty_axes": 0})
+
+
 @pytest.mark.parametrize(("op", "args"), [
     ("Exp", [np.array([1, 2], dtype=np.int64)]),
     ("Pow", [np.array([2, 3], dtype=np.int64), np.array([-1], dtype=np.int64)]),  # numpy raises: the reference's
     ("Tile", [np.zeros((2, 3), np.float32), np.array([2, -1], dtype=np.int64)]),
     ("Tile", [np.zeros((2, 3), np.float32), np.array([2, 1, 1], dtype=np.int64)]),  # not one repeat per axis
+    ("ReduceMax", [np.zeros((2, 0), np.float32), np.array([1], dtype=np.int64)]),  # empty: the reference's constant
+    ("ReduceMax", [np.zeros((2, 3), np.float32), np.array([2], dtype=np.int64)]),  # axis out of range
+    ("ReduceL2", [np.zeros((2, 3), np.float32), np.array([1, -1], dtype=np.int64)]),  # an axis twice
 ])  # fmt: skip
 def test_what_they_leave_to_onnx_reference(op: str, args: list[Any]) -> None:
-    assert kernels.KERNELS[op](args, {}, 17) is NotImplemented
+    assert kernels.KERNELS[op](args, {}, 17 if op in ("Exp", "Pow", "Tile") else 18) is NotImplemented
