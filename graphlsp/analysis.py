@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from graphlsp.syntax import tree as t
     from graphlsp.syntax.document import Piece, ReparseReport, SyntaxDocument
 else:
-    t = lazy_module("graphlsp.syntax.tree")  # the text front end's tree: read when a text is analysed
+    t = lazy_module("graphlsp.syntax.tree", globals(), "t")  # read when a text is analysed
 
 
 @dataclass(slots=True)

@@ -29,7 +29,7 @@ from graphlsp.oplib import lazy
 if TYPE_CHECKING:
     from graphlsp.oplib import model as m
 else:
-    m = lazy_module("graphlsp.oplib.model")  # read when a library is in use
+    m = lazy_module("graphlsp.oplib.model", globals(), "m")  # read when a library is in use
 
 # The parser (and lark) and the checker are imported on first use: a model without such ops never pays for them.
 

@@ -13,7 +13,7 @@ from graphlsp.lazymodule import lazy_module
 if TYPE_CHECKING:
     from graphlsp.oplib import model as m
 else:
-    m = lazy_module("graphlsp.oplib.model")  # read when a library is in use
+    m = lazy_module("graphlsp.oplib.model", globals(), "m")  # read when a library is in use
 
 TAG = "graphlsp-oplib-lazy-1"
 

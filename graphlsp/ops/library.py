@@ -36,7 +36,7 @@ from graphlsp.ops.signature import AttrSpec, OpSignature, Param
 if TYPE_CHECKING:
     from graphlsp.oplib import model as m
 else:
-    m = lazy_module("graphlsp.oplib.model")  # read when a library is in use
+    m = lazy_module("graphlsp.oplib.model", globals(), "m")  # read when a library is in use
 
 DEFAULT_ONNX_OPSET = 21  # the ai.onnx version `shape Op(...)` uses when neither it nor the model names one
 _SIGS: dict[int, tuple[m.OpDecl, OpSignature]] = {}  # id(decl) -> signature

@@ -23,7 +23,7 @@ from graphlsp.lazymodule import lazy_module
 if TYPE_CHECKING:
     from graphlsp.syntax import tree as t
 else:
-    t = lazy_module("graphlsp.syntax.tree")  # the text front end's tree: read when a text is analysed
+    t = lazy_module("graphlsp.syntax.tree", globals(), "t")  # read when a text is analysed
 
 # TensorProto.DataType, as onnx's PrimitiveTypeNameMap spells them.
 ELEM_TYPES: dict[str, int] = {
