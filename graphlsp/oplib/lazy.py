@@ -58,6 +58,10 @@ class LazyOps(list["m.OpDecl"]):
         """Whether every declaration is unpickled and the list holds them."""
         return self._full
 
+    def loaded(self) -> list[m.OpDecl]:
+        """The declarations unpickled so far (every one, once the list was read as a whole)."""
+        return [d for d in self._decls if d is not None]
+
     def _fill(self) -> None:
         if not self._full:
             self._full = True

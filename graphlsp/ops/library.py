@@ -28,6 +28,7 @@ from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
 from graphlsp.infer.dims import Dim, Expr
 from graphlsp.lazymodule import lazy_module
+from graphlsp.oplib import lazy
 from graphlsp.oplib.catalog import CATALOG
 from graphlsp.ops import registry
 from graphlsp.ops import signature as sigmod
@@ -51,7 +52,9 @@ def _prune() -> None:
     _SEEN[0] = CATALOG.generation
     if len(_SIGS) + len(_RULES) < 64:
         return
-    live = {id(op) for lib in CATALOG.libraries() for op in lib.ops}
+    # a cached library's declarations not unpickled yet cannot be in the caches: only the loaded ones are read
+    live = {id(op) for lib in CATALOG.libraries()
+            for op in (lib.ops.loaded() if isinstance(lib.ops, lazy.LazyOps) else lib.ops)}  # fmt: skip
     for cache in (_SIGS, _RULES):
         for key in [k for k in cache if k not in live]:
             del cache[key]

@@ -35,8 +35,10 @@ def test_a_cached_library_reads_back_as_parsed_and_checked(cache_home: Path) -> 
     assert (again.name, again.path, again.version, again.problems) == (parsed.name, parsed.path, parsed.version,
                                                                       parsed.problems)  # fmt: skip
     assert again.ops.keys == [(op.domain, op.name, op.since) for op in parsed.ops]
+    assert again.ops.loaded() == []
     one = again.ops.decl(3)
     assert one == parsed.ops[3] and again.ops.decl(3) is one  # unpickled once
+    assert again.ops.loaded() == [one] and not again.ops.full
     assert list(again.ops) == parsed.ops == first.ops and again.ops.full
     assert again.ops[3] is one and again.ops[-1] == parsed.ops[-1] and again.ops == parsed.ops
 
