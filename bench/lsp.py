@@ -1,8 +1,9 @@
 """Language-server benchmark over stdio with a real LSP client (pygls), on gpt_L96, and on binary models.
 
 Budgets (issue: language server): open to first diagnostics <= 1.5 s; hover p50 <= 5 ms; a one-node edit (a
-constant's value in the middle of the file) to fresh diagnostics in <= 1/5 of onnx's C++ parser plus shape
-inference on the same text in the same run; resident memory <= 300 MB.
+constant's value in the middle of the file) to fresh diagnostics in <= 1/10 of onnx's C++ parser plus shape
+inference on the same text in the same run (issue 25; onnx timed before and after the server's run, best of
+six); resident memory <= 300 MB.
 
 Binary models (issue: open a binary .onnx in the editor): a model opens as the server's read-only text view as the
 editors do it (workspace/executeCommand graphlsp.renderView, then didOpen with that text) to first diagnostics in
@@ -285,11 +286,16 @@ def run(hovers: int = 60, edits: int = 20) -> dict[str, Any]:
 
     text, source = load("gpt_L96")
     onnx_ms = []
-    for _ in range(3):
-        t0 = time.perf_counter()
-        onnx.shape_inference.infer_shapes(onnx.parser.parse_model(text), data_prop=True)
-        onnx_ms.append((time.perf_counter() - t0) * 1000)
+
+    def time_onnx() -> None:
+        for _ in range(3):
+            t0 = time.perf_counter()
+            onnx.shape_inference.infer_shapes(onnx.parser.parse_model(text), data_prop=True)
+            onnx_ms.append((time.perf_counter() - t0) * 1000)
+
+    time_onnx()
     r = asyncio.run(_run(text, hovers, edits))
+    time_onnx()  # the machine's load may change during the run: onnx is timed on both sides of it
     r["pull"] = asyncio.run(_run_pull(text, edits))
     r["source"] = source
     r["onnx_ms"] = min(onnx_ms)
@@ -300,7 +306,7 @@ def run(hovers: int = 60, edits: int = 20) -> dict[str, Any]:
 def report(r: dict[str, Any]) -> list[str]:
     hover_p50 = statistics.median(r["hover_ms"]) if r["hover_ms"] else float("nan")
     edit_p50 = statistics.median(r["edit_ms"])
-    edit_budget = r["onnx_ms"] / 5
+    edit_budget = r["onnx_ms"] / 10
     pull = r["pull"]
 
     def ok(good: bool) -> str:
@@ -314,7 +320,7 @@ def report(r: dict[str, Any]) -> list[str]:
         f"hover: p50 {hover_p50:.2f} ms over {len(r['hover_ms'])} hovers | budget {HOVER_BUDGET_MS} ms: "
         f"{ok(hover_p50 <= HOVER_BUDGET_MS)}",
         f"one-node edit to fresh diagnostics: p50 {edit_p50:.1f} ms | onnx parse + infer_shapes {r['onnx_ms']:.1f} ms"
-        f" -> budget 1/5 = {edit_budget:.1f} ms: {ok(edit_p50 <= edit_budget)}",
+        f" -> ratio {edit_p50 / r['onnx_ms']:.3f}, budget 1/10 = {edit_budget:.1f} ms: {ok(edit_p50 <= edit_budget)}",
         f"pull client (Neovim profile): open to the first report {pull['open_s'] * 1000:.0f} ms; one-node edit to "
         f"its report p50 {statistics.median(pull['edit_ms']):.1f} ms ({pull['kinds'].count('unchanged')} unchanged, "
         f"{pull['kinds'].count('full')} full: the edit leaves every diagnostic as it was)",

@@ -18,12 +18,15 @@ from graphlsp.graph.findings import Finding
 from graphlsp.infer.contracts import condition_findings
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.infer.sizes import InputSizes
+from graphlsp.lazymodule import lazy_module
 from graphlsp.runner import DEFAULT_CAP, Runner
 from graphlsp.runner.fold import FoldPlan
-from graphlsp.syntax import tree as t
 
 if TYPE_CHECKING:
+    from graphlsp.syntax import tree as t
     from graphlsp.syntax.document import Piece, ReparseReport, SyntaxDocument
+else:
+    t = lazy_module("graphlsp.syntax.tree", globals(), "t")  # read when a text is analysed
 
 
 @dataclass(slots=True)

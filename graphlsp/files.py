@@ -60,3 +60,14 @@ def is_regular(path: str | Path) -> bool:
         return stat.S_ISREG(os.stat(path).st_mode)
     except (OSError, ValueError):
         return False
+
+
+def cache_dir() -> Path | None:
+    """graphlsp's folder in the user's cache directory (None when there is none)."""
+    try:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        folder = base / "graphlsp"
+        folder.mkdir(parents=True, exist_ok=True)
+    except (OSError, RuntimeError):
+        return None
+    return folder

@@ -99,9 +99,12 @@ def witness(cond: Condition, names: tuple[str, ...]) -> tuple[tuple[str, int], .
     return None
 
 
-def contracts(refiner: ShapeRefiner) -> dict[str, DimContract]:
-    """The contract of every input dim symbol that some node constrains."""
-    symbols = input_symbols(refiner.model)
+def contracts(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, int]]] | None = None
+              ) -> dict[str, DimContract]:  # fmt: skip
+    """The contract of every input dim symbol that some node constrains (`symbols`: the model's `input_symbols`,
+    when the caller has them)."""
+    if symbols is None:
+        symbols = input_symbols(refiner.model)
     out: dict[str, DimContract] = {}
     for node, conds in refiner.conditions.items():
         if node not in refiner.contexts:
@@ -119,11 +122,15 @@ def contracts(refiner: ShapeRefiner) -> dict[str, DimContract]:
     return out
 
 
-def declaration_findings(refiner: ShapeRefiner) -> list[Finding]:
+def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, int]]] | None = None
+                         ) -> list[Finding]:  # fmt: skip
     """GL315 on a declared dim (value info, graph output) that is another expression of the input dims than the one
     inference finds and differs from it at sizes where every node's own conditions hold (shown by those sizes). A
     warning: runtimes check declared dims only where they are numbers, so the model still runs."""
-    symbols = input_symbols(refiner.model)
+    if not refiner.declared_conditions:
+        return []
+    if symbols is None:
+        symbols = input_symbols(refiner.model)
     requirements = [c for conds in refiner.conditions.values() for c in map(reduced, conds)]
     out: list[Finding] = []
     for value, (info, pairs) in refiner.declared_conditions.items():
@@ -156,9 +163,10 @@ def declaration_findings(refiner: ShapeRefiner) -> list[Finding]:
 def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
     """GL320 on each node whose rule holds only at some sizes of one input dim; GL321 on inputs it pins; GL315 on
     symbolic declarations that contradict inference."""
-    out: list[Finding] = declaration_findings(refiner)
+    symbols = input_symbols(refiner.model)  # read once for both: an edit runs this over the whole graph's inputs
+    out: list[Finding] = declaration_findings(refiner, symbols)
     pinned: set[tuple[str, int]] = set()
-    for contract in contracts(refiner).values():
+    for contract in contracts(refiner, symbols).values():
         for node, cond, sol in contract.requirements:
             name = contract.symbol
             op = node.qualified_op

@@ -13,7 +13,6 @@ import hashlib
 import json
 import os
 import sys
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,6 +24,8 @@ from graphlsp.lint.diagnostics import Diagnostic, collect_analysis, collect_depl
 from graphlsp.lint.rules import rule
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from graphlsp.analysis import Analysis
     from graphlsp.oplib.query import OpDocument
 
@@ -298,6 +299,14 @@ def _store(result: FileResult, settings: Settings) -> None:
         (folder / f"{_cache_key(data, settings)}.json").write_text(json.dumps({"diagnostics": payload}))
     except OSError:
         pass  # a read-only tree: no cache, same results
+
+
+def ProcessPoolExecutor(max_workers: int) -> Executor:  # noqa: N802 (stands for the class)
+    """concurrent.futures' process pool, imported only when a check shares work between processes (importing
+    multiprocessing costs every other check its start-up time)."""
+    from concurrent.futures import ProcessPoolExecutor as Pool
+
+    return Pool(max_workers=max_workers)
 
 
 def _worker(args: tuple[str, Settings, bool, bool]) -> FileResult:

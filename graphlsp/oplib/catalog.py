@@ -16,17 +16,25 @@ import pickle
 import threading
 from bisect import bisect_right
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from graphlsp.graph import findings as F
 from graphlsp.graph import ops as graph_ops
 from graphlsp.graph import resolve
 from graphlsp.graph.core import Node
-from graphlsp.oplib import model as m
+from graphlsp.lazymodule import lazy_module
+from graphlsp.oplib import lazy
+
+if TYPE_CHECKING:
+    from graphlsp.oplib import model as m
+else:
+    m = lazy_module("graphlsp.oplib.model", globals(), "m")  # read when a library is in use
 
 # The parser (and lark) and the checker are imported on first use: a model without such ops never pays for them.
 
 LIBRARIES = Path(__file__).resolve().parent / "libraries"
-CACHE_VERSION = "2"  # bump when the model's classes or the checker change what a checked library holds
+CACHE_VERSION = "3"  # bump when the model's classes or the checker change what a checked library holds
 
 
 def builtin_paths() -> list[Path]:
@@ -39,40 +47,44 @@ def load(path: Path) -> m.Library:
     graphlsp's version."""
     from graphlsp import __version__
     from graphlsp.files import read_regular
+    from graphlsp.oplib.cachefiles import cache_dir, grammar_digest
     from graphlsp.oplib.checker import check_library
-    from graphlsp.oplib.parser import cache_dir, grammar_digest, parse_file, parse_library
 
     try:
         data = read_regular(path)
     except OSError:
-        return check_library(parse_file(path))
+        return check_library(_parser().parse_file(path))
     h = hashlib.sha256(data)
     h.update(f"\0{path}\0{grammar_digest()}\0{__version__}\0{CACHE_VERSION}".encode())
     folder = cache_dir()
     cached = folder / f"oplib-{h.hexdigest()[:32]}.pickle" if folder is not None else None
     if cached is not None:
         try:
-            with cached.open("rb") as f:
-                lib = pickle.load(f)
-            if isinstance(lib, m.Library):
+            lib = lazy.load(cached.read_bytes())
+            if lib is not None:
                 return lib
         except Exception:  # missing, truncated, or written by another version: read the file again
             pass
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return check_library(parse_file(path))
-    lib = check_library(parse_library(text, str(path)))
+        return check_library(_parser().parse_file(path))
+    lib = check_library(_parser().parse_library(text, str(path)))
     if cached is not None:
         tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
         try:
-            with tmp.open("wb") as f:
-                pickle.dump(lib, f, protocol=pickle.HIGHEST_PROTOCOL)
+            tmp.write_bytes(lazy.dump(lib))
             os.replace(tmp, cached)
         except (OSError, RecursionError, pickle.PicklingError):  # not cached: read again next time
             with contextlib.suppress(OSError):
                 tmp.unlink()
     return lib
+
+
+def _parser() -> ModuleType:
+    import graphlsp.oplib.parser
+
+    return graphlsp.oplib.parser
 
 
 def _key(path: str | Path) -> str:
@@ -211,22 +223,33 @@ class Catalog:
         self.generation += 1
 
     def _ops(self) -> dict[tuple[str, str], list[m.OpDecl]]:
+        """(domain, op) -> its declarations, oldest first; a cached library's are unpickled by `versions` when
+        first asked for."""
         index = self._index
         if index is not None:
             return index
         with self._lock:
-            by_key: dict[tuple[str, str], dict[int, m.OpDecl]] = {}
+            by_key: dict[tuple[str, str], dict[int, m.OpDecl | _Pending]] = {}
             for lib in self.libraries():  # shipped first: a project's declarations replace theirs
-                for op in lib.ops:
+                ops = lib.ops
+                if isinstance(ops, lazy.LazyOps) and not ops.full:
+                    for i, (domain, name, since) in enumerate(ops.keys):
+                        by_key.setdefault((domain, name), {})[since] = _Pending(ops, i)
+                    continue
+                for op in ops:
                     by_key.setdefault((op.domain, op.name), {})[op.since] = op
-            index = {k: [v[s] for s in sorted(v)] for k, v in by_key.items()}
+            index = {k: [v[s] for s in sorted(v)] for k, v in by_key.items()}  # type: ignore[misc]
             self._index = index
             return index
 
     # ---- queries
     def versions(self, domain: str, op: str) -> list[m.OpDecl]:
         """Every declaration of the op, oldest `since` first."""
-        return self._ops().get((domain, op), [])
+        decls = self._ops().get((domain, op), [])
+        if any(isinstance(d, _Pending) for d in decls):
+            with self._lock:
+                decls[:] = [d.decl() if isinstance(d, _Pending) else d for d in decls]
+        return decls
 
     def lookup(self, domain: str, op: str, version: int | None) -> m.OpDecl | None:
         """The declaration in force at an opset version (the newest whose `since` is at most the version)."""
@@ -245,6 +268,19 @@ class Catalog:
 
     def op_names(self, domain: str) -> list[str]:
         return sorted(op for d, op in self._ops() if d == domain)
+
+
+class _Pending:
+    """A cached library's declaration not unpickled yet."""
+
+    __slots__ = ("ops", "i")
+
+    def __init__(self, ops: lazy.LazyOps, i: int) -> None:
+        self.ops = ops
+        self.i = i
+
+    def decl(self) -> m.OpDecl:
+        return self.ops.decl(self.i)
 
 
 def _stamp(key: str) -> tuple[int, int]:

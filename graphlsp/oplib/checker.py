@@ -16,6 +16,7 @@ from functools import cache
 import onnx
 import onnx.defs
 
+from graphlsp.graph import ops as graph_ops
 from graphlsp.oplib import model as m
 
 ATTR_TYPES = frozenset({
@@ -315,7 +316,8 @@ def _default_problem(type_name: str, value: object) -> str:
 
 @cache
 def onnx_domains() -> frozenset[str]:
-    return frozenset("" if s.domain == "ai.onnx" else s.domain for s in onnx.defs.get_all_schemas_with_history())
+    """The domains onnx has schemas for ("" for ai.onnx): read from the cached schema history."""
+    return frozenset(graph_ops.known_domains())
 
 
 @cache

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import os
 import re
 import sys
 import threading
@@ -28,34 +27,11 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 
 from graphlsp.files import read_regular_text
 from graphlsp.oplib import model as m
+from graphlsp.oplib.cachefiles import cache_dir, grammar_path
 
 SYNTAX = "GL601"  # the code of a syntax error in a library file (graphlsp check, the editor)
 MEMBER_KEYWORDS = ("doc", "input", "output", "attr", "type", "require", "dim", "let", "shape", "alternative")
 ITEM_KEYWORDS = ("op", "library", "domain")
-
-
-def grammar_path() -> Path:
-    """`onnxop.lark`: inside the installed package (graphlsp/grammar), or at the repository root."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parent.parent / "grammar" / "onnxop.lark", here.parents[2] / "grammar" / "onnxop.lark"):
-        if candidate.is_file():
-            return candidate
-    raise FileNotFoundError("grammar/onnxop.lark not found next to the graphlsp package")
-
-
-def cache_dir() -> Path | None:
-    """graphlsp's folder in the user's cache directory (None when there is none)."""
-    try:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        folder = base / "graphlsp"
-        folder.mkdir(parents=True, exist_ok=True)
-    except (OSError, RuntimeError):
-        return None
-    return folder
-
-
-def grammar_digest() -> str:
-    return hashlib.sha256(grammar_path().read_bytes()).hexdigest()[:16]
 
 
 def _cache_file(grammar: str) -> str | bool:

@@ -20,18 +20,24 @@ a condition that depends on an unknown dim is unknown, and nothing unknown is ev
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphlsp.graph.core import Node, NodeOrigin
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
 from graphlsp.infer.dims import Dim, Expr
-from graphlsp.oplib import model as m
+from graphlsp.lazymodule import lazy_module
+from graphlsp.oplib import lazy
 from graphlsp.oplib.catalog import CATALOG
 from graphlsp.ops import registry
 from graphlsp.ops import signature as sigmod
 from graphlsp.ops.signature import AttrSpec, OpSignature, Param
+
+if TYPE_CHECKING:
+    from graphlsp.oplib import model as m
+else:
+    m = lazy_module("graphlsp.oplib.model", globals(), "m")  # read when a library is in use
 
 DEFAULT_ONNX_OPSET = 21  # the ai.onnx version `shape Op(...)` uses when neither it nor the model names one
 _SIGS: dict[int, tuple[m.OpDecl, OpSignature]] = {}  # id(decl) -> signature
@@ -46,7 +52,9 @@ def _prune() -> None:
     _SEEN[0] = CATALOG.generation
     if len(_SIGS) + len(_RULES) < 64:
         return
-    live = {id(op) for lib in CATALOG.libraries() for op in lib.ops}
+    # a cached library's declarations not unpickled yet cannot be in the caches: only the loaded ones are read
+    live = {id(op) for lib in CATALOG.libraries()
+            for op in (lib.ops.loaded() if isinstance(lib.ops, lazy.LazyOps) else lib.ops)}  # fmt: skip
     for cache in (_SIGS, _RULES):
         for key in [k for k in cache if k not in live]:
             del cache[key]

@@ -14,10 +14,16 @@ import math
 import struct
 from collections.abc import Iterable
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from graphlsp.syntax import tree as t
+from graphlsp.lazymodule import lazy_module
+
+if TYPE_CHECKING:
+    from graphlsp.syntax import tree as t
+else:
+    t = lazy_module("graphlsp.syntax.tree", globals(), "t")  # read when a text is analysed
 
 # TensorProto.DataType, as onnx's PrimitiveTypeNameMap spells them.
 ELEM_TYPES: dict[str, int] = {
@@ -80,7 +86,6 @@ def to_singleton(code: int) -> int:
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 UINT64_MAX = 2**64 - 1
-HUGE_INT = t.HUGE_INT  # the value of an int literal of more than 40 digits: beyond every type's range
 _F32 = struct.Struct("<f")
 _F64 = struct.Struct("<d")
 _U64 = struct.Struct("<Q")
