@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +60,10 @@ def read_source(path: str | Path) -> Source:
     from graphlsp.files import read_regular
 
     p = Path(path)
-    data = read_regular(p)
+    try:
+        data = read_regular(p)
+    except ValueError as e:  # a NUL in the path: no file has that name
+        raise OSError(errno.ENOENT, f"no such file ({e})") from None
     if p.suffix == ".onnx":
         import onnx
         import onnx.printer
@@ -79,12 +83,12 @@ def find_model_files(paths: list[str]) -> tuple[list[str], list[str]]:
     missing: list[str] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
+        if os.path.isdir(raw):  # os.path: False for a name too long or with a NUL (pathlib raises)
             files.extend(
                 str(f) for f in sorted(p.rglob("*")) if f.suffix in (*MODEL_SUFFIXES, LIBRARY_SUFFIX) and f.is_file()
                 and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )  # fmt: skip
-        elif p.is_file() or os.path.lexists(p):
+        elif os.path.lexists(raw):  # a file, or what is not one (a FIFO, a loop): reading it says which
             files.append(str(p))
         else:
             missing.append(raw)
