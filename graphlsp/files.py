@@ -44,7 +44,15 @@ def open_regular(path: str | Path, limit: int = MAX_BYTES) -> BinaryIO:
 def read_regular(path: str | Path, limit: int = MAX_BYTES) -> bytes:
     """The bytes of a regular file (see `open_regular`)."""
     with open_regular(path, limit) as f:
-        data = f.read(limit + 1)
+        # read what fstat says is there (a read of `limit` bytes would reserve that much memory up front), then
+        # whatever the file grew by since, a chunk at a time, up to the limit
+        size = os.fstat(f.fileno()).st_size
+        parts = [f.read(min(size, limit) + 1)]
+        total = len(parts[0])
+        while total > size and total <= limit and (chunk := f.read(min(1 << 20, limit + 1 - total))):
+            parts.append(chunk)
+            total += len(chunk)
+        data = parts[0] if len(parts) == 1 else b"".join(parts)
     if len(data) > limit:  # it grew after the check
         raise NotRegularFile(errno.EFBIG, f"file too large (at most {limit} bytes are read)", str(path))
     return data

@@ -123,3 +123,14 @@ def test_check_of_standard_input_reads_at_most_the_limit(monkeypatch: pytest.Mon
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
     assert main(["check", "--stdin-filename", "m.onnxtxt", "-"]) == 2
     assert "standard input is larger than 65536 bytes" in capsys.readouterr().err
+
+
+def test_a_check_runs_under_a_2_gib_address_space_cap(tmp_path: Path) -> None:
+    """Reading a model reserved a buffer of the 2 GiB limit up front: under a memory cap (the fuzzer's 2 GiB)
+    every check was a MemoryError."""
+    model = tmp_path / "m.onnxtxt"
+    model.write_text('<ir_version: 8, opset_import: ["" : 17]>\ng (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n')
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30)); "
+            f"from graphlsp.cli import main; sys.exit(main(['check', '--no-cache', {str(model)!r}]))")  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
