@@ -53,7 +53,7 @@ def _check(args: argparse.Namespace) -> int:
     else:
         files, missing = find_model_files(paths)
         for m in missing:
-            print(f"graphlsp: error: {m}: no such file or directory", file=sys.stderr)
+            print(f"graphlsp: error: {m}: {_unreadable(m)}", file=sys.stderr)
             status = EXIT_USAGE
         tty = sys.stderr.isatty()
         results = check_files(files, settings, fix=fix, jobs=args.jobs, cache=not args.no_cache,
@@ -127,6 +127,64 @@ def _check(args: argparse.Namespace) -> int:
     return EXIT_ERRORS if any(d.severity in failing for d in diagnostics) else EXIT_CLEAN
 
 
+def _unreadable(path: str) -> str:
+    """Why a path given on the command line is neither a file nor a folder."""
+    try:
+        os.stat(path)
+    except OSError as e:
+        return (e.strerror or str(e)).lower()
+    except ValueError as e:  # a NUL in the path
+        return str(e)
+    return "neither a file nor a folder"
+
+
+def _count(text: str) -> int:
+    """argparse's type for -j: a whole number, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value}: must be 0 (one per core) or more")
+    return value
+
+
+def _address(text: str) -> str:
+    """argparse's type for --tcp: HOST:PORT or :PORT (127.0.0.1), the port a number up to 65535."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"'{text}' is not HOST:PORT (e.g. 127.0.0.1:2087)")
+    return text
+
+
+def _output_problem(output: str, inputs: str) -> str | None:
+    """Why `output` cannot be written (before any work is done): a folder, a folder that does not exist, or the
+    input itself."""
+    if output == "-":
+        return None
+    try:
+        if os.path.isdir(output):
+            return "is a folder; name the file to write"
+        folder = os.path.dirname(output) or "."
+        if not os.path.isdir(folder):
+            return f"cannot be written: there is no folder {folder}"
+        if os.path.exists(output) and os.path.exists(inputs) and os.path.samefile(output, inputs):
+            return f"is the input {inputs}; write the output to another file"
+    except (OSError, ValueError) as e:
+        return f"cannot be written: {e}"
+    return None
+
+
+def _write_output(output: str, data: bytes) -> str | None:
+    """Write a command's output file; why it could not be written, or None."""
+    try:
+        with open(output, "wb") as f:
+            f.write(data)
+    except (OSError, ValueError) as e:
+        return f"cannot be written: {getattr(e, 'strerror', None) or e}"
+    return None
+
+
 def _rules(args: argparse.Namespace) -> int:
     from graphlsp.lint.rules import RULES
 
@@ -167,6 +225,10 @@ def _convert(args: argparse.Namespace) -> int:
     to_binary = dst != "-" and Path(dst).suffix == ".onnx"
     if dst != "-" and not to_binary and Path(dst).suffix not in TEXT_SUFFIXES:
         print(f"graphlsp: error: {dst}: output must end in .onnx, .onnxtxt or .onnxtext (or be -)", file=sys.stderr)
+        return EXIT_USAGE
+    problem = _output_problem(dst, src)
+    if problem is not None:
+        print(f"graphlsp: error: {dst}: {problem}", file=sys.stderr)
         return EXIT_USAGE
     if from_binary and to_binary:
         print(f"graphlsp: error: {src} and {dst} are both binary: a .onnx converts to text (.onnxtxt, .onnxtext or "
@@ -217,7 +279,10 @@ def _convert(args: argparse.Namespace) -> int:
             print(f"{src}:{line + 1}:{col + 1}: {e.code} {e}", file=sys.stderr)
             return EXIT_ERRORS
         if to_binary:
-            onnx.save(proto, dst)
+            problem = _write_output(dst, proto.SerializeToString())
+            if problem is not None:
+                print(f"graphlsp: error: {dst}: {problem}", file=sys.stderr)
+                return EXIT_USAGE
             return EXIT_CLEAN
         import onnx.printer
 
@@ -226,7 +291,10 @@ def _convert(args: argparse.Namespace) -> int:
     if dst == "-":
         sys.stdout.write(text)
     else:
-        Path(dst).write_text(text, encoding="utf-8", newline="")  # "\n" in a quoted string stays "\n"
+        problem = _write_output(dst, text.encode("utf-8"))  # "\n" in a quoted string stays "\n"
+        if problem is not None:
+            print(f"graphlsp: error: {dst}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     return EXIT_CLEAN
 
 
@@ -278,7 +346,6 @@ def _shapes(args: argparse.Namespace) -> int:
 
 
 def _fold(args: argparse.Namespace) -> int:
-    from pathlib import Path
 
     from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.lint.diagnostics import collect
@@ -292,6 +359,10 @@ def _fold(args: argparse.Namespace) -> int:
         what = "a binary model" if binary_in else "ONNX text"
         print(f"graphlsp: error: {args.output}: fold writes {what} like its input; name the output "
               f"{'*.onnx' if binary_in else '*.onnxtxt'} (`graphlsp convert` changes the format)", file=sys.stderr)
+        return EXIT_USAGE
+    problem = _output_problem(args.output, "") if args.output is not None else None
+    if problem is not None:
+        print(f"graphlsp: error: {args.output}: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
         settings = load_settings(args.file)  # the project's op libraries come into use here too
@@ -317,7 +388,10 @@ def _fold(args: argparse.Namespace) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(run.text)
     else:
-        Path(args.output).write_text(run.text, encoding="utf-8")
+        problem = _write_output(args.output, run.text.encode("utf-8"))
+        if problem is not None:
+            print(f"graphlsp: error: {args.output}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     print(f"{args.file}: folded {r.folded} node{'s' if r.folded != 1 else ''} into {r.constants} Constant"
           f"{'s' if r.constants != 1 else ''}, removed {r.removed} more ({run.seconds:.2f} s)", file=sys.stderr)
     return EXIT_CLEAN
@@ -343,11 +417,14 @@ def _fold_binary(path: str, output: str | None, cap: int) -> int:
     except Exception as e:  # protobuf's DecodeError
         print(f"graphlsp: error: {path}: cannot load binary ONNX model: {e}", file=sys.stderr)
         return EXIT_ERRORS
-    if external and Path(output).resolve().parent != Path(path).resolve().parent:
+    if external and Path(os.path.realpath(output)).parent != Path(os.path.realpath(path)).parent:
         print(f"graphlsp: error: {output}: the model's weights are in external data files beside {path}; write the "
               "folded model in the same folder so that it still finds them", file=sys.stderr)  # fmt: skip
         return EXIT_USAGE
-    Path(output).write_bytes(data)
+    problem = _write_output(output, data)
+    if problem is not None:
+        print(f"graphlsp: error: {output}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"{path}: folded {r.folded} node{'s' if r.folded != 1 else ''} into {r.constants} Constant"
           f"{'s' if r.constants != 1 else ''}, removed {r.removed} more ({time.perf_counter() - t0:.2f} s)",
           file=sys.stderr)  # fmt: skip
@@ -360,7 +437,11 @@ def _serve(args: argparse.Namespace) -> int:
     from graphlsp.lsp.server import serve
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
-    serve(args.tcp)
+    try:
+        serve(args.tcp)
+    except OSError as e:  # the address cannot be listened on (in use, no such host)
+        print(f"graphlsp: error: --tcp {args.tcp}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
     return EXIT_CLEAN
 
 
@@ -386,7 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--config", help="a pyproject.toml or graphlsp.toml to use instead of the nearest one")
     check.add_argument("--no-cache", action="store_true", help="analyse every file, even unchanged ones")
     check.add_argument("--no-color", action="store_true", help="no colour even on a terminal")
-    check.add_argument("-j", "--jobs", type=int, default=0, help="worker processes (default: one per core)")
+    check.add_argument("-j", "--jobs", type=_count, default=0, help="worker processes (default: one per core; at "
+                       "most one per file)")  # fmt: skip
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     check.set_defaults(func=_check)
 
@@ -409,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
-    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
+    serve.add_argument("--tcp", metavar="HOST:PORT", type=_address, help="listen on a TCP address instead")
     serve.add_argument("-v", "--verbose", action="store_true", help="log to standard error")
     serve.set_defaults(func=_serve)
 

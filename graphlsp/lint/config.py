@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import hashlib
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,10 +78,10 @@ class Settings:
 
 
 def _relative(path: str, root: Path | None) -> str:
-    p = Path(path).resolve()
+    p = Path(os.path.realpath(path))  # Path.resolve raises RuntimeError on a symlink loop
     if root is not None:
         try:
-            return p.relative_to(root.resolve()).as_posix()
+            return p.relative_to(os.path.realpath(root)).as_posix()
         except ValueError:
             pass
     return Path(path).as_posix()
@@ -194,7 +195,7 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
 
 def load_settings(start: str | Path) -> Settings:
     """The settings for files under `start`: the nearest graphlsp.toml or pyproject.toml with [tool.graphlsp]."""
-    here = Path(start).resolve()
+    here = Path(os.path.realpath(start))  # not Path.resolve: a symlink loop is a file that cannot be read
     if here.is_file():
         here = here.parent
     for folder in [here, *here.parents]:

@@ -293,7 +293,7 @@ def check_files(paths: list[str], settings: Settings, fix: bool = False, jobs: i
             results[p] = cached
         else:
             todo.append(p)
-    jobs = jobs or min(len(todo), os.cpu_count() or 1)
+    jobs = min(jobs or os.cpu_count() or 1, len(todo))  # a worker per file at most (-j 10**20 asked for more)
     work = [(p, settings, fix, unsafe) for p in todo]
     done = 0
     if jobs > 1 and len(todo) > 1:

@@ -75,7 +75,7 @@ def load(path: Path) -> m.Library:
 
 
 def _key(path: str | Path) -> str:
-    return str(Path(path).resolve())
+    return os.path.realpath(path)  # Path.resolve raises RuntimeError on a symlink loop
 
 
 class Catalog:
@@ -106,7 +106,7 @@ class Catalog:
         out = []
         with self._lock:
             for p in paths:
-                key = str(p.resolve())
+                key = os.path.realpath(p)
                 try:
                     st = p.stat()
                     stamp = (st.st_mtime_ns, st.st_size)
