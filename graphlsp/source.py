@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,7 +35,10 @@ def decode(data: bytes) -> tuple[str, tuple[str, str, int] | None]:
 def read_source(path: str | Path) -> Source:
     """Read a model file; raises OSError when it cannot be read at all."""
     p = Path(path)
-    data = p.read_bytes()
+    try:
+        data = p.read_bytes()
+    except ValueError as e:  # a NUL in the path: no file has that name
+        raise OSError(errno.ENOENT, f"no such file ({e})") from None
     if p.suffix == ".onnx":
         import onnx
         import onnx.printer
@@ -53,12 +58,12 @@ def find_model_files(paths: list[str]) -> tuple[list[str], list[str]]:
     missing: list[str] = []
     for raw in paths:
         p = Path(raw)
-        if p.is_dir():
+        if os.path.isdir(raw):  # os.path: False for a name too long or with a NUL (pathlib raises)
             files.extend(
                 str(f) for f in sorted(p.rglob("*")) if f.suffix in (*MODEL_SUFFIXES, LIBRARY_SUFFIX) and f.is_file()
                 and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )  # fmt: skip
-        elif p.is_file():
+        elif os.path.isfile(raw):
             files.append(str(p))
         else:
             missing.append(raw)

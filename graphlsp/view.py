@@ -11,6 +11,7 @@ A view is rendered once per version of the file on disk (its size and modificati
 
 from __future__ import annotations
 
+import errno
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +50,11 @@ class BinaryView:
 
 
 def _stamp(path: str) -> tuple[int, int]:
-    st = os.stat(path)
+    """Raises OSError (also for a path with a NUL, which names no file: os.stat raises ValueError)."""
+    try:
+        st = os.stat(path)
+    except ValueError as e:
+        raise OSError(errno.ENOENT, f"no such file ({e})", path) from None
     return st.st_size, st.st_mtime_ns
 
 

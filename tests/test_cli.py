@@ -74,3 +74,16 @@ def test_more_jobs_than_files_is_a_worker_per_file(folder: Path, monkeypatch: py
     monkeypatch.chdir(folder)
     assert main(["check", "--no-cache", "-j", "99999999999999999999", "a.onnxtxt", "b.onnxtxt"]) == 0
     assert started == [2]
+
+
+@pytest.mark.parametrize("argv", [["check", "a\0b.onnxtxt"], ["check", "x" * 300 + ".onnxtxt"],
+                                  ["shapes", "x" * 300 + ".onnxtxt"], ["fold", "a\0b.onnxtxt"],
+                                  ["convert", "a\0b.onnxtxt", "x.onnx"], ["convert", "a.onnxtxt", "x\0.onnx"]])  # fmt: skip
+def test_a_path_no_file_can_have_is_a_usage_error(folder: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:  # fmt: skip
+    """A NUL, or a name longer than the system takes: found by `make fuzz` (ValueError from pathlib, OSError
+    ENAMETOOLONG from the config search)."""
+    monkeypatch.chdir(folder)
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("graphlsp: error: ") and "internal error" not in err, err

@@ -195,15 +195,19 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
 
 def load_settings(start: str | Path) -> Settings:
     """The settings for files under `start`: the nearest graphlsp.toml or pyproject.toml with [tool.graphlsp]."""
-    here = Path(os.path.realpath(start))  # not Path.resolve: a symlink loop is a file that cannot be read
-    if here.is_file():
+    # os.path, not pathlib: a symlink loop, a name too long or with a NUL is a file that cannot be read, not an error
+    try:
+        here = Path(os.path.realpath(start))
+    except ValueError:  # a NUL in the path
+        here = Path(os.path.abspath(str(start).replace("\0", "")))
+    if os.path.isfile(here):
         here = here.parent
     for folder in [here, *here.parents]:
         own = folder / "graphlsp.toml"
-        if own.is_file():
+        if os.path.isfile(own):
             return _validate(_read(own), str(own), folder)
         py = folder / "pyproject.toml"
-        if py.is_file():
+        if os.path.isfile(py):
             tool = _read(py).get("tool", {})
             if not isinstance(tool, dict):
                 raise ConfigError(f"{py}: `tool` must be a table ([tool.graphlsp] holds graphlsp's settings)")

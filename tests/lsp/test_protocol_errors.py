@@ -108,3 +108,12 @@ def test_a_broken_config_is_shown_and_the_folder_is_checked_with_the_defaults(tm
     diagnostics = _notification(c, "textDocument/publishDiagnostics", model.as_uri())["diagnostics"]
     assert {d["code"] for d in diagnostics} >= {"GL301"}, diagnostics
     c.close()
+
+
+def test_a_view_of_a_path_with_a_nul_says_it_cannot_be_read(raw: RawClient) -> None:
+    """Was -32603 (ValueError: embedded null byte): a path no file can have is a view that says so."""
+    for k, uri in enumerate(["file:///tmp/a%00b.onnx", "graphlsp-view:/tmp/a%00b.onnx"]):
+        reply = raw.request(50 + k, "workspace/executeCommand", {"command": "graphlsp.renderView",
+                                                                 "arguments": [{"uri": uri}]})  # fmt: skip
+        assert "error" not in reply, reply
+        assert "no such file" in reply["result"]["text"], reply
