@@ -249,6 +249,8 @@ class ShapeRefiner:
                 newest = signature(node.op_type, 1 << 20, node.domain)
                 invalid = len(node.outputs) < (newest.min_output if newest is not None else 1) or (
                     newest is not None and sum(v is not None for v in node.inputs) < newest.min_input)
+                if not invalid and newest is not None:  # nor with attribute values that schema would refuse
+                    invalid = not self._valid_unreported(ctx, newest)
             fn = registry.lookup(node.domain, node.op_type, node.version)
             if invalid:
                 pass  # inputs missing, attributes missing or mistyped: the rule would read garbage; outputs unknown
@@ -349,6 +351,25 @@ class ShapeRefiner:
         for i, ty in enumerate(v.out_types):
             if ty is not None:
                 ctx.outputs[i] = Inferred(ty)
+
+    def _valid_unreported(self, ctx: InferenceContext, sig: OpSignature) -> bool:
+        """The attribute checks of `sig` (kinds, then values), reporting nothing: with the imports unknown, the
+        newest schema only decides whether the rule may run (it would read a float `perm`, or a float axis input
+        holding inf)."""
+        node = ctx.node
+        kinds = tuple((name, a.kind if a.kind != "ref" else None) for name, a in node.attributes.items())
+        n_in = len(node.inputs)
+        while n_in and node.inputs[n_in - 1] is None:
+            n_in -= 1
+        in_types = tuple(type_string(ctx.input_type(i)) if v is not None else "" for i, v in enumerate(node.inputs))
+        found = verdict(sig, n_in, kinds, in_types, len(node.outputs))
+        if any(code in (*_INVALID, "GL311") and severity == "error" for code, _, _, _, severity in found.problems):
+            return False  # a GL311 input (a float axis) would be read as the rule's
+        before = len(ctx.problems)
+        try:
+            return self._check_values(ctx, sig)
+        finally:
+            del ctx.problems[before:]
 
     def _check_values(self, ctx: InferenceContext, sig: OpSignature) -> bool:
         """Attribute values against the schema's attribute types (after a function's bindings), and the inputs and

@@ -446,7 +446,11 @@ def constant_of_shape(ctx: InferenceContext) -> None:
         return
     fill = arr.reshape(-1)[0] if arr is not None and arr.size else 0
     dtype = arr.dtype if arr is not None else np.float32
-    _set_value(ctx, 0, const=np.full(tuple(dims), fill, dtype=dtype))  # type: ignore[arg-type]
+    try:
+        value = np.full(tuple(dims), fill, dtype=dtype)  # type: ignore[arg-type]
+    except ValueError:  # a zero beside a dim numpy cannot index (2**63 - 1): empty, but not an array numpy makes
+        return
+    _set_value(ctx, 0, const=value)
 
 
 @shape_fn("EyeLike")
