@@ -447,7 +447,7 @@ def constant_of_shape(ctx: InferenceContext) -> None:
     fill = arr.reshape(-1)[0] if arr is not None and arr.size else 0
     dtype = arr.dtype if arr is not None else np.float32
     try:
-        value = np.full(tuple(dims), fill, dtype=dtype)  # type: ignore[arg-type]
+        value = np.full(tuple(dims), fill, dtype=dtype)  # type: ignore[arg-type, type-var]
     except ValueError:  # a zero beside a dim numpy cannot index (2**63 - 1): empty, but not an array numpy makes
         return
     _set_value(ctx, 0, const=value)
