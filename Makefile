@@ -29,10 +29,13 @@ test: $(STAMP) lint
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
-# Mutated real models (text and binary) through every command, and the language server's state machine (edits with
-# lone \r, cancels, malformed params, crashing analyses) for a quarter of the time; prints how many inputs ran per
-# target and each failure (failing inputs are kept in GRAPHLSP_FUZZ_OUT, default .fuzz-failures/;
-# GRAPHLSP_FUZZ_SEED picks the seed).
+# Mutated real models (text, bytes and protobuf fields of binaries) through every command, op libraries, config
+# files, command lines, the server's binary view (renderView, then every request), each input in a worker process
+# under a memory cap (GRAPHLSP_FUZZ_MEMORY_MB, default 2048) and an audit of the files it opens (none outside the
+# model's folder); and the language server's state machine (edits with lone \r, cancels, malformed params, crashing
+# analyses) for a quarter of the time. Prints how many inputs ran per target and each failure (failing inputs are
+# kept in GRAPHLSP_FUZZ_OUT, default .fuzz-failures/; GRAPHLSP_FUZZ_SEED picks the seed, GRAPHLSP_FUZZ_TARGETS a
+# comma-separated subset, GRAPHLSP_FUZZ_INPUT_SECONDS the time an input may take, default 60).
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzz_models
 

@@ -18,7 +18,12 @@ The mutations take their choices from a `Chooser`: hypothesis draws them in the 
 (`python -m tests.fuzz_models`, for GRAPHLSP_FUZZ_SECONDS seconds, 1800 by default), which prints how many inputs
 ran per target and each failure (and saves the failing inputs in GRAPHLSP_FUZZ_OUT, `.fuzz-failures/` by default).
 
-The long run has a third target, the language server: a quarter of the time goes to the hypothesis state machine of
+The long run adds the targets of `tests/fuzz_targets.py` (protobuf-field mutations of real binaries, op libraries,
+config files, command lines, the server's binary view) and runs every input of every target but the state machine
+in a worker process, under a memory cap and an audit hook on `open`: an input that opens a file outside the model's
+folder, runs out of memory, hangs or kills its worker is a failure.
+
+The long run has one more target, the language server: a quarter of the time goes to the hypothesis state machine of
 `tests/lsp/test_robustness.py` (random edits with lone `\r` among them, requests cancelled at once, malformed
 params, documents whose analysis crashes) against one real server over stdio, whose diagnostics for each document
 must equal `graphlsp check` on the client's text at the end.
@@ -118,7 +123,10 @@ def binary_seeds() -> list[bytes]:
 
 def mutate_text(c: Chooser) -> str:
     seeds = text_seeds()
-    text = seeds[c.integer(0, len(seeds) - 1)]
+    return mutate_string(c, seeds[c.integer(0, len(seeds) - 1)])
+
+
+def mutate_string(c: Chooser, text: str) -> str:
     for _ in range(c.integer(1, 4)):
         op = c.choice(["del_tok", "ins_tok", "dup_tok", "del_chr", "ins_chr", "dup_chr", "truncate", "bytes",
                        "line_end"])  # fmt: skip
@@ -358,6 +366,46 @@ def check_binary(data: bytes, folder: Path) -> None:
         assert not syntax, f"converted text does not parse: {syntax[0].message}"
 
 
+# ---- the targets of the long run, each input in a worker process (tests/fuzz_targets.py)
+
+
+def _make_config(c: Chooser) -> bytes:
+    from tests.fuzz_targets import make_config
+
+    name, data = make_config(c)
+    return name.encode() + b"\n--\n" + data
+
+
+def _targets() -> dict[str, tuple[Any, Any, float]]:
+    """name -> (make an input from a Chooser, check it in a folder, share of the inputs)."""
+    from tests import fuzz_targets as ft
+
+    return {
+        "text": (lambda c: mutate_text(c).encode("utf-8"), lambda d, f: check_text(d.decode("utf-8"), f), 0.25),
+        "binary": (mutate_binary, check_binary, 0.15),
+        "proto": (ft.mutate_proto, ft.check_proto, 0.2),
+        "oplib": (lambda c: ft.mutate_library(c).encode("utf-8"), ft.check_library, 0.1),
+        "config": (_make_config, ft.check_config, 0.08),
+        "cli": (lambda c: json.dumps(ft.make_argv(c)).encode(), ft.check_argv, 0.08),
+        "view": (mutate_view, ft.check_view, 0.14),
+    }
+
+
+def mutate_view(c: Chooser) -> bytes:
+    from tests import fuzz_targets as ft
+
+    return ft.mutate_proto(c) if c.choice([True, False]) else mutate_binary(c)
+
+
+class _Targets(dict):  # type: ignore[type-arg]
+    def __missing__(self, key: str) -> Any:
+        self.update({k: (v[0], v[1]) for k, v in _targets().items()})
+        return self[key]
+
+
+TARGETS: dict[str, tuple[Any, Any]] = _Targets()
+
+
 # ---- the language server: the state machine of tests/lsp/test_robustness.py, on a budget
 
 
@@ -433,29 +481,40 @@ class LspTarget:
 def long_run(seconds: float, out: Path, seed: int, lsp_share: float = 0.25) -> int:
     """Mutated texts and binaries, and (for `lsp_share` of the time) the server's state machine, until `seconds`
     have passed; prints the inputs per target and each distinct failure. 1 when anything failed."""
+    from tests.fuzz_targets import Worker
+
     rng = random.Random(seed)
     chooser = RandomChooser(rng)
-    counts = Counter({"text": 0, "binary": 0})
+    targets = _targets()
+    chosen = [t for t in os.environ.get("GRAPHLSP_FUZZ_TARGETS", "").split(",") if t in targets] or list(targets)
+    weights = [targets[t][2] for t in chosen]
+    counts = Counter({t: 0 for t in chosen})
     failures: dict[str, tuple[str, bytes, str]] = {}
     text_seeds(), binary_seeds()
     t0 = time.monotonic()
     t_end = t0 + seconds
     lsp = LspTarget() if lsp_share > 0 else None
     lsp_time = 0.0
+    mb = int(os.environ.get("GRAPHLSP_FUZZ_MEMORY_MB", "2048"))
+    per_input = float(os.environ.get("GRAPHLSP_FUZZ_INPUT_SECONDS", "60"))
 
-    def failed(kind: str, e: BaseException, data: bytes) -> None:
-        first = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
+    def failed(kind: str, e: BaseException | str, data: bytes, trace: str = "") -> None:
+        if isinstance(e, BaseException):
+            first = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:160]
+            trace = traceback.format_exc(limit=-6)
+        else:
+            first = e[:160]
         key = f"{kind}: " + re.sub(r"\d+", "N", first)
         if key not in failures:
-            failures[key] = (traceback.format_exc(limit=-6), data, kind)
+            failures[key] = (trace, data, kind)
             print(f"[{sum(counts.values())}] {kind}: {first}", flush=True)
 
     def progress() -> str:
         lsp_part = f", lsp {lsp.documents} documents ({lsp.steps} steps)" if lsp is not None else ""
-        return f"text {counts['text']}, binary {counts['binary']} inputs{lsp_part}"
+        return ", ".join(f"{t} {counts[t]}" for t in chosen) + f" inputs{lsp_part}"
 
     with tempfile.TemporaryDirectory(prefix="gl-fuzz-") as tmp:
-        folder = Path(tmp)
+        worker = Worker(Path(tmp) / "worker", per_input, mb)
         while (now := time.monotonic()) < t_end:
             if lsp is not None and lsp_time < lsp_share * (now - t0):  # the server's turn
                 round_seed = rng.getrandbits(64)
@@ -466,15 +525,19 @@ def long_run(seconds: float, out: Path, seed: int, lsp_share: float = 0.25) -> i
                     failed("lsp", e, f"hypothesis seed {round_seed}\n{e}\n\n{lsp.log}".encode())
                 lsp_time += time.monotonic() - started
                 continue
-            binary = rng.random() < 0.4
-            data = mutate_binary(chooser) if binary else mutate_text(chooser).encode("utf-8")
-            counts["binary" if binary else "text"] += 1
+            kind = rng.choices(chosen, weights)[0]
             try:
-                (check_binary if binary else check_text)(data if binary else data.decode("utf-8"), folder)  # type: ignore[arg-type]
+                data = targets[kind][0](chooser)
             except Exception as e:
-                failed("binary" if binary else "text", e, data)
+                failed(kind, e, b"(making the input failed)")
+                continue
+            counts[kind] += 1
+            status, trace = worker.run(kind, data)
+            if status != "ok":
+                failed(kind, status, data, trace)
             if sum(counts.values()) % 200 == 0:
                 print(f"... {progress()}, {len(failures)} distinct failures", flush=True)
+        worker.stop()
     if lsp is not None:
         lsp.close()
     total = sum(counts.values()) + (lsp.documents if lsp is not None else 0)
@@ -482,7 +545,8 @@ def long_run(seconds: float, out: Path, seed: int, lsp_share: float = 0.25) -> i
     if failures:
         out.mkdir(parents=True, exist_ok=True)
         for i, (key, (trace, data, kind)) in enumerate(failures.items()):
-            suffix = {"binary": "onnx", "text": "onnxtxt"}.get(kind, "txt")  # lsp: the round's seed and error
+            suffix = {"binary": "onnx", "proto": "onnx", "view": "onnx", "text": "onnxtxt", "oplib": "onnxop",
+                      "cli": "json", "config": "toml"}.get(kind, "txt")  # lsp: the round's seed and error
             name = f"failure-{i}.{suffix}"
             (out / name).write_bytes(data)
             print(f"\n== {key}\n   input: {out / name}\n{trace}")
@@ -499,4 +563,7 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    # the workers import `tests.fuzz_models`: let that be this module, whose seeds are read already (a fresh import
+    # would read them again inside a worker, outside the model's folder)
+    sys.modules.setdefault("tests.fuzz_models", sys.modules[__name__])
     sys.exit(main(sys.argv[1:]))
