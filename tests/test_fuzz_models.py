@@ -113,6 +113,15 @@ def test_a_worker_reports_opens_outside_the_folder_memory_blowups_hangs_and_deat
     def outside(data: bytes, folder: Path) -> None:
         (folder / "up" / "secret.bin").read_bytes()  # through a link inside the folder to its parent
 
+    def outside_in_c(data: bytes, folder: Path) -> None:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        libc.fopen.restype = ctypes.c_void_p
+        f = libc.fopen(b"secret.bin", b"rb")  # C's fopen, in the working directory: no audit event
+        assert f
+        libc.fclose(ctypes.c_void_p(f))
+
     def inside(data: bytes, folder: Path) -> None:
         (folder / "mine.bin").write_bytes(data)
         assert (folder / "mine.bin").read_bytes() == data
@@ -128,13 +137,15 @@ def test_a_worker_reports_opens_outside_the_folder_memory_blowups_hangs_and_deat
     def die(data: bytes, folder: Path) -> None:
         os._exit(3)
 
-    extra = {"t-outside": outside, "t-inside": inside, "t-blowup": blowup, "t-hang": hang, "t-die": die}
+    extra = {"t-outside": outside, "t-outside-c": outside_in_c, "t-inside": inside, "t-blowup": blowup, "t-hang": hang, "t-die": die}
     for name, fn in extra.items():
         fm.TARGETS[name] = (None, fn)
     worker = Worker(tmp_path, timeout=5, mb=512)
     try:
         status, _ = worker.run("t-outside", b"")
         assert status.startswith("opened outside the model's folder: ") and "secret.bin" in status, status
+        status, _ = worker.run("t-outside-c", b"")
+        assert status == f"opened outside the model's folder: {tmp_path / 'cwd' / 'secret.bin'}", status
         assert worker.run("t-inside", b"abc") == ("ok", "")
         assert worker.run("t-blowup", b"")[0].startswith("MemoryError"), "no memory cap"
         assert worker.run("t-hang", b"")[0] == "no answer in 5 s (killed)"
