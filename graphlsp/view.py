@@ -37,7 +37,12 @@ class BinaryView:
 
     def all_findings(self) -> list[Finding]:
         """What `graphlsp check` says of the binary, placed on the view."""
-        out = [f for f in self.analysis.findings() if f.code not in TEXT_ONLY] + self.findings
+        # the view's text says some of what the binary reader said, elsewhere and at more length (`the model
+        # imports no opset: add a header such as ...`): the reader's finding stands for both, as in `check`
+        said = [(f.code, f.message) for f in self.findings]
+        own = [f for f in self.analysis.findings() if f.code not in TEXT_ONLY
+               and not any(f.code == code and f.message.startswith(message) for code, message in said)]  # fmt: skip
+        out = own + self.findings
         out.sort(key=lambda f: (f.start, f.code))
         return out
 

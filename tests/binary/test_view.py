@@ -97,3 +97,26 @@ def test_findings_are_placed_with_one_walk_of_the_subgraphs(tmp_path: Path, monk
     dups = [f for f in v.findings if f.code == "GL202"]
     assert len(dups) == 29 + 80 and walks[0] <= 2  # adopt_tensors walks once too
     assert all(v.text[f.start : f.end] == "Identity" for f in dups)
+
+
+def test_a_fact_the_reader_and_the_views_text_both_report_is_reported_once(tmp_path: Path) -> None:
+    """A model without opset imports: the reader says `the model imports no opset`, the view's printed text says
+    it again with advice for a text file; the view shows what `check` says (found comparing the two on mutated
+    binaries)."""
+    from onnx import TensorProto as T
+    from onnx import helper as h
+
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.runner import lint_binary
+    from graphlsp.lsp import views
+
+    graph = h.make_graph([h.make_node("Relu", ["x"], ["y"])], "g", [h.make_tensor_value_info("x", T.FLOAT, [2])],
+                         [h.make_tensor_value_info("y", T.FLOAT, [2])])  # fmt: skip
+    model = h.make_model(graph, opset_imports=[])
+    model.ir_version = 8
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    check = sorted((d.code, d.message) for d in lint_binary(str(path), Settings()))
+    shown = sorted((d.code, d.message) for d in views.diagnostics(render(str(path)), str(path)))
+    assert ("GL205", "the model imports no opset") in check
+    assert shown == check
