@@ -260,10 +260,12 @@ def mutate_binary(c: Chooser) -> bytes:
 def run_cli(args: list[str]) -> tuple[int, str, str]:
     from graphlsp.cli import main
 
-    out, err = io.StringIO(), io.StringIO()
+    # streams with a .buffer, as the process's own: `check --fix -` writes the fixed bytes there
+    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="replace") for _ in range(2))
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(args)
-    return code, out.getvalue(), err.getvalue()
+    out.flush(), err.flush()
+    return code, *(s.buffer.getvalue().decode("utf-8", "replace") for s in (out, err))  # type: ignore[attr-defined]
 
 
 def _cli_ok(code: int, out: str, err: str, what: str) -> None:
