@@ -72,12 +72,16 @@ class Solution:
 
     def counterexample(self) -> int | None:
         """A size at which the condition fails (None when it always holds): the least one from one period on,
-        as a size people feed (height 48, not 1), else the least."""
+        as a size people feed (height 48, not 1), else the least. One exists among the first start + 2 * period +
+        len(values) + 2 sizes from wherever the search starts, so the search is that long at most."""
         if self.holds_always():
             return None
-        limit = max([self.start + self.period * 2, *self.values, 0]) + 2
-        fails = [s for s in range(1, limit + 1) if not self.contains(s)]
-        return next((s for s in fails if s >= self.period > 1), fails[0])
+        window = self.start + 2 * self.period + len(self.values) + 2
+        for lo in ((self.period, 1) if self.period > 1 else (1,)):
+            found = next((s for s in range(lo, lo + window) if not self.contains(s)), None)
+            if found is not None:
+                return found
+        return None
 
     def union(self, other: Solution) -> Solution | None:
         a, b = self, other
@@ -112,7 +116,7 @@ class Solution:
                 parts.append(f"{name} % {self.period} must be {_ranges(sorted(self.residues))}{at}")
         if self.values:
             vs = sorted(self.values)
-            if vs == list(range(1, vs[-1] + 1)) and len(vs) > 2:
+            if vs[0] == 1 and vs[-1] == len(vs) > 2:  # 1, 2, ..., n
                 parts.append(f"{name} must be at most {vs[-1]}")
             else:
                 parts.append(f"{name} must be {_ranges(vs)}")
@@ -314,9 +318,10 @@ def _solve_periodic(g: Dim, s: Expr, lo: int, ge: bool = False) -> Solution | No
             if -v % step == 0 and -v // step >= 0:
                 values.add(r + (-v // step) * period)
         elif step < 0:  # g falls: sizes r + k*L with k <= v / -step
-            values.update(r + k * period for k in range(0, v // -step + 1) if v >= 0)
-            if len(values) > MAX_SPAN:
+            count = v // -step + 1 if v >= 0 else 0
+            if len(values) + count > MAX_SPAN:
                 return None
+            values.update(r + k * period for k in range(count))
         else:  # g grows: every size r + k*L from k >= ceil(-v / step) on
             k0 = max(0, -(v // step)) if v < 0 else 0
             start = max(start, r + k0 * period)

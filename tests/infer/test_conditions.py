@@ -130,3 +130,14 @@ def test_solver_matches_brute_force(a: d.Dim, b: d.Dim, kind: str) -> None:
         truth = holds(cond, "height", v)
         if truth is not None:
             assert sol.contains(v) == truth, (cond.equation(), v, sol)
+
+
+def test_huge_sizes_stay_cheap() -> None:
+    """A solution at a size near 2**62 (a mutated model's dims): its description and a failing size are found
+    without listing the sizes below it (a fuzzed model made that a MemoryError)."""
+    cond = Condition(d.mul(H, 1 << 20), 1 << 61)  # height = 2**41
+    sol = solve(cond, "height")
+    assert sol is not None and sol.values == frozenset({1 << 41})
+    assert sol.describe("height") == f"height must be {1 << 41}" and sol.counterexample() == 1
+    falls = solve(Condition(d.mul(H, 2), 1 << 62, at_most=True), "height")
+    assert falls is None  # 2**61 sizes: not listed, not claimed
