@@ -21,6 +21,8 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
+from graphlsp.files import cache_dir, read_regular_text
+
 TABLES = Path(__file__).parent / "tables"
 PROVIDER_LABELS = {"cpu": "CPU", "cuda": "CUDA", "dml": "DML", "rocm": "ROCm", "webgpu": "WebGPU", "js": "JS"}
 UNKNOWN = "?"  # an argument whose type is not known
@@ -167,11 +169,6 @@ def _types_ok(cons: dict[str, list[str]], args: dict[str, list[list[Any]]], inpu
 
 
 # ---- loading
-def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "graphlsp"
-
-
 def installed_version() -> tuple[str, str] | None:
     """The installed onnxruntime distribution and its version, from its .dist-info folder's name (neither an
     import nor importlib.metadata, which scans every path entry: this runs on every check)."""
@@ -201,19 +198,20 @@ def installed_table() -> dict[str, Any] | None:
     if found is None:
         return None
     dist, version = found
-    cache = _cache_dir() / f"{dist}-{version}.json"
-    with contextlib.suppress(OSError, ValueError):
-        data: dict[str, Any] = json.loads(cache.read_text())
-        if data.get("format") == FORMAT:
-            return data
+    folder = cache_dir()
+    cache = folder / f"{dist}-{version}.json" if folder is not None else None
+    if cache is not None:
+        with contextlib.suppress(OSError, ValueError):
+            data: dict[str, Any] = json.loads(read_regular_text(cache))
+            if data.get("format") == FORMAT:
+                return data
     from graphlsp.runtime.installed import read_installed
 
     got = read_installed()
-    if got is None:
-        return None
+    if got is None or cache is None:
+        return got if got is None else {**got, "format": FORMAT}
     got["format"] = FORMAT
     with contextlib.suppress(OSError):
-        cache.parent.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(got, separators=(",", ":")))
         tmp.replace(cache)

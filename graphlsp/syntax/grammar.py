@@ -17,7 +17,6 @@ and raises its exception (the token, the expected terminals, the interactive par
 from __future__ import annotations
 
 import itertools
-import os
 import sys
 import threading
 from functools import cache
@@ -27,6 +26,8 @@ from typing import Any
 import lark
 from lark.exceptions import UnexpectedCharacters
 from lark.parsers.lalr_analysis import Shift
+
+from graphlsp.files import cache_dir
 
 START_SYMBOLS = ["model", "node_seq", "header", "graph_sig", "function_sig"]
 
@@ -42,11 +43,8 @@ def grammar_path() -> Path:
 
 def cache_file() -> str | bool:
     """Where lark keeps its analysis of the grammar (False: nowhere, if there is no user cache directory)."""
-    try:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        folder = base / "graphlsp"
-        folder.mkdir(parents=True, exist_ok=True)
-    except (OSError, RuntimeError):
+    folder = cache_dir()
+    if folder is None:
         return False
     return str(folder / f"onnxtxt-grammar-py{sys.version_info[0]}{sys.version_info[1]}.lark-cache")
 
