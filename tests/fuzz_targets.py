@@ -613,16 +613,9 @@ class _ViewServer:
 
     @staticmethod
     def _read(out: Any, replies: queue.Queue[dict[str, Any]]) -> None:
-        while True:
-            length = 0
-            while (line := out.readline()) not in (b"\r\n", b""):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            if not line:
-                return
-            message = json.loads(out.read(length))
-            if "id" in message and "method" not in message:
-                replies.put(message)
+        from tests.lsp.rawclient import read_messages
+
+        read_messages(out, lambda m: replies.put(m) if "id" in m and "method" not in m else None)
 
     def send(self, message: dict[str, Any]) -> None:
         body = json.dumps(message).encode()

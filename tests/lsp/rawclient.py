@@ -8,11 +8,24 @@ import queue
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30
+
+
+def read_messages(out: IO[bytes], put: Callable[[dict[str, Any]], object]) -> None:
+    """Each JSON-RPC message on a server's standard output (Content-Length framing) to `put`, until it ends."""
+    while True:
+        length = 0
+        while (line := out.readline()) not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        if not line:
+            return
+        put(json.loads(out.read(length)))
 
 
 class RawClient:
@@ -30,14 +43,7 @@ class RawClient:
         self._errors.start()
 
     def _read(self, out: IO[bytes]) -> None:
-        while True:
-            length = 0
-            while (line := out.readline()) not in (b"\r\n", b""):
-                if line.lower().startswith(b"content-length:"):
-                    length = int(line.split(b":")[1])
-            if not line:
-                return
-            self.messages.put(json.loads(out.read(length)))
+        read_messages(out, self.messages.put)
 
     def send(self, *messages: dict[str, Any] | str) -> None:
         """Write the messages in one go."""
