@@ -14,9 +14,10 @@ import difflib
 import hashlib
 import marshal
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import onnx
 import onnx.defs
@@ -47,13 +48,19 @@ def schema_for(op_type: str, version: int, domain: str) -> OpSchema | None:
 def _history() -> dict[str, dict[str, list[tuple[int, bool]]]]:
     """domain -> op name -> [(since_version, deprecated)], oldest first: from the cache when this onnx build was
     read before, else from onnx (and cached)."""
-    cached = _history_file()
+    return onnx_build_table("onnx-history", _read_history)
+
+
+def onnx_build_table(stem: str, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A table read from onnx (`build()`, marshal-able), kept in the user's cache per onnx build
+    (`onnx_build_file`): read from there when it was built before."""
+    cached = onnx_build_file(stem)
     if cached is not None:
         with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
             data = marshal.loads(cached.read_bytes())
             if isinstance(data, dict):
                 return data
-    out = _read_history()
+    out = build()
     if cached is not None:
         tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
         with contextlib.suppress(OSError, ValueError):
@@ -62,8 +69,8 @@ def _history() -> dict[str, dict[str, list[tuple[int, bool]]]]:
     return out
 
 
-def _history_file() -> Path | None:
-    """The cache file of this onnx build's schema history: named by onnx's version and its schema library's file
+def onnx_build_file(stem: str) -> Path | None:
+    """A cache file of a table read from this onnx build: named by onnx's version and its schema library's file
     (path, size and time), so another onnx, or the same version rebuilt, is read again."""
     lib = getattr(onnx.onnx_cpp2py_export, "__file__", None)
     folder = cache_dir()
@@ -74,7 +81,7 @@ def _history_file() -> Path | None:
     except OSError:
         return None
     key = hashlib.sha256(f"{onnx.__version__}\0{lib}\0{st.st_size}\0{st.st_mtime_ns}".encode()).hexdigest()[:16]
-    return folder / f"onnx-history-{onnx.__version__}-{key}.marshal"
+    return folder / f"{stem}-{onnx.__version__}-{key}.marshal"
 
 
 def _read_history() -> dict[str, dict[str, list[tuple[int, bool]]]]:

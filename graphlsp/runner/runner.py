@@ -27,7 +27,7 @@ from graphlsp.graph.tensor import Tensor, TensorError
 from graphlsp.infer.attrs import Ref, attribute_values
 from graphlsp.infer.types import TensorType
 from graphlsp.ops.signature import signature
-from graphlsp.runner import kernels, tensors
+from graphlsp.runner import kernels, tensors, unimplemented
 from graphlsp.runner.budget import Budget, BudgetExceeded
 from graphlsp.runner.kernels import KernelError
 
@@ -452,6 +452,10 @@ class Runner:
             if out is not NotImplemented:
                 self.stats.own_kernel += 1
                 return list(out)
+        if not outer and node.function is None and not node.subgraphs and node.domain == "":
+            first = unimplemented.lacks(node.op_type, version)
+            if first is not None:  # what onnx.reference would raise, without importing it
+                raise RuntimeError(f"{unimplemented.NO_IMPLEMENTATION} {node.op_type!r} before version {first}")
         from graphlsp.runner.reference import run_node
 
         proto = self._proto(node)
