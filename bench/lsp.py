@@ -29,6 +29,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+from bench.common import start_push_client, verdict
 from bench.models import load
 from graphlsp.syntax.positions import LineIndex
 
@@ -109,26 +110,7 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
     def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
         published.put_nowait(params)
 
-    structure = client.protocol.structure_message
-
-    def timed(data: dict[str, Any]) -> Any:  # json.loads' object_hook: the whole message is parsed by now
-        if data.get("method") == lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS and "jsonrpc" in data:
-            arrived.setdefault(data.get("params", {}).get("version", -1), time.perf_counter())
-        return structure(data)
-
-    client.protocol.structure_message = timed  # type: ignore[method-assign]
-
-    started = time.perf_counter()
-    await client.start_io(sys.executable, "-m", "graphlsp.cli", "serve")
-    caps = lsp.ClientCapabilities(
-        general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
-        text_document=lsp.TextDocumentClientCapabilities(
-            publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities()
-        ),
-    )
-    await client.initialize_async(lsp.InitializeParams(capabilities=caps))
-    start_s = time.perf_counter() - started  # process start, imports and the server's warm-up
-    client.initialized(lsp.InitializedParams())
+    start_s = await start_push_client(client, arrived)
     uri = "file:///bench/gpt_L96.onnxtxt"
     t0 = time.perf_counter()
     client.text_document_did_open(
@@ -200,23 +182,7 @@ async def _open_model(uri: str, text: str | None, path: str | None, targets: lis
     def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
         published.put_nowait(params)
 
-    structure = client.protocol.structure_message
-
-    def timed(data: dict[str, Any]) -> Any:
-        if data.get("method") == lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS and "jsonrpc" in data:
-            arrived.setdefault(data.get("params", {}).get("version", -1), time.perf_counter())
-        return structure(data)
-
-    client.protocol.structure_message = timed  # type: ignore[method-assign]
-    await client.start_io(sys.executable, "-m", "graphlsp.cli", "serve")
-    caps = lsp.ClientCapabilities(
-        general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
-        text_document=lsp.TextDocumentClientCapabilities(
-            publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities()
-        ),
-    )
-    await client.initialize_async(lsp.InitializeParams(capabilities=caps))
-    client.initialized(lsp.InitializedParams())
+    await start_push_client(client, arrived)
     t0 = time.perf_counter()
     if path is not None:
         answer = await client.workspace_execute_command_async(
@@ -308,9 +274,7 @@ def report(r: dict[str, Any]) -> list[str]:
     edit_p50 = statistics.median(r["edit_ms"])
     edit_budget = r["onnx_ms"] / 10
     pull = r["pull"]
-
-    def ok(good: bool) -> str:
-        return "ok" if good else "OVER BUDGET"
+    ok = verdict
 
     return [
         f"model: {r['source']}",
@@ -338,8 +302,7 @@ def report_binary(rows: list[dict[str, Any]]) -> list[str]:
         out.append(f"binary {row['model']} ({row['nodes']} nodes, {size} with its data):")
         for what, x in (("as its view (renderView + didOpen)", b), ("as text (graphlsp convert)", t)):
             p50 = statistics.median(x["hover_ms"]) if x["hover_ms"] else float("nan")
-            verdict = "ok" if x["open_s"] <= OPEN_BUDGET_S else "OVER BUDGET"
-            budget = f" | budget {OPEN_BUDGET_S * 1000:.0f} ms: {verdict}"
+            budget = f" | budget {OPEN_BUDGET_S * 1000:.0f} ms: {verdict(x['open_s'] <= OPEN_BUDGET_S)}"
             out.append(f"  {what}, {x['chars'] / 1e6:.2f} MB of text: open to first diagnostics "
                        f"{x['open_s'] * 1000:.0f} ms{budget if x is b else ''}; hover p50 {p50:.2f} ms over "
                        f"{len(x['hover_ms'])} ({x['shapes']} with a shape); server {x['rss_mb']:.0f} MB")  # fmt: skip

@@ -10,6 +10,7 @@ import statistics
 import time
 from typing import Any
 
+from bench.common import edit_line, edit_spread, verdict
 from bench.models import load
 from graphlsp.syntax.document import SyntaxDocument
 
@@ -58,21 +59,19 @@ def run(runs: int = 5, edits: int = 200) -> dict[str, Any]:
         "cold_median_s": statistics.median(ours),
         "onnx_parser_s": onnx_best,
         "ratio": ours_best / onnx_best,
-        "edit_ms_median": statistics.median(edit_ms),
-        "edit_ms_p95": sorted(edit_ms)[int(0.95 * (len(edit_ms) - 1))],
+        **edit_spread(edit_ms),
         "edit_modes": sorted(modes),
         "edits": len(edit_ms),
     }
 
 
 def report(r: dict[str, Any]) -> list[str]:
-    ok_cold = "ok" if r["cold_s"] <= COLD_BUDGET_S else "OVER BUDGET"
-    ok_edit = "ok" if r["edit_ms_median"] <= EDIT_BUDGET_MS else "OVER BUDGET"
+    ok_cold = verdict(r["cold_s"] <= COLD_BUDGET_S)
     return [
         f"model: {r['source']} ({r['nodes']} nodes, {r['bytes'] / 1e6:.2f} MB)",
         f"cold parse (best of runs): graphlsp {r['cold_s'] * 1000:.0f} ms (median {r['cold_median_s'] * 1000:.0f} ms)"
         f" | onnx.parser {r['onnx_parser_s'] * 1000:.1f} ms | ratio {r['ratio']:.1f}x"
         f" | budget {COLD_BUDGET_S * 1000:.0f} ms: {ok_cold}",
-        f"incremental reparse, one-node edit ({r['edits']} edits, mode {'/'.join(r['edit_modes'])}): "
-        f"median {r['edit_ms_median']:.2f} ms, p95 {r['edit_ms_p95']:.2f} ms | budget {EDIT_BUDGET_MS} ms: {ok_edit}",
+        edit_line(f"incremental reparse, one-node edit ({r['edits']} edits, mode {'/'.join(r['edit_modes'])})", r,
+                  EDIT_BUDGET_MS),  # fmt: skip
     ]

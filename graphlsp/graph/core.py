@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from graphlsp.graph.tensor import Tensor
 
 if TYPE_CHECKING:
-    from onnx.defs import OpSchema
+    from graphlsp.graph.ops import SchemaRef
 
 Span = tuple[int, int]
 FunctionKey = tuple[str, str, str]  # (domain, name, overload)
@@ -171,7 +171,7 @@ class Node:
     name: str | None = None
     attributes: dict[str, Attr] = field(default_factory=dict)
     version: int | None = None  # the opset version imported for the domain, None when it is not imported
-    schema: OpSchema | None = None
+    schema: SchemaRef | None = None
     function: Function | None = None  # the model-local function it calls, looked up before schemas
     inputs: list[Value | None] = field(default_factory=list)
     outputs: list[Value | None] = field(default_factory=list)

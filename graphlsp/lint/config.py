@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-import hashlib
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,6 +94,8 @@ def _relative(path: str, root: Path | None) -> str:
 
 
 def _digest(paths: list[str]) -> str:
+    import hashlib  # 2 ms of imports, for a config that names op libraries
+
     h = hashlib.sha256()
     for p in paths:
         h.update(p.encode())
@@ -283,6 +283,8 @@ def load_settings(start: str | Path) -> Settings:
 
 
 def _read(path: Path) -> dict[str, Any]:
+    import tomllib  # 3 ms of imports, for a folder that has a config file
+
     from graphlsp.files import read_regular
 
     try:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any, Literal
 
+from graphlsp.graph import ops as graph_ops
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.types import NAME_BY_ELEM, MapType, OptionalType, SequenceType, TensorType, ValueType
 from graphlsp.runtime.kernels import UNKNOWN, KernelTable, Lookup, cpu_table_for, describe_kernels, table_for
@@ -388,11 +389,10 @@ def _body_still_valid(sig: Any, opset: int, requested: int) -> bool:
         return False
     for n in proto.node:
         if n.domain in ("", "ai.onnx"):
-            try:
-                a = onnx.defs.get_schema(n.op_type, requested, "").since_version
-                b = onnx.defs.get_schema(n.op_type, opset, "").since_version
-            except Exception:
+            newer, older = graph_ops.schema_for(n.op_type, requested, ""), graph_ops.schema_for(n.op_type, opset, "")
+            if newer is None or older is None:
                 return False
+            a, b = newer.since_version, older.since_version
             if a != b:
                 return False
     return True

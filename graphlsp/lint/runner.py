@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import hashlib
 import json
 import os
 import sys
@@ -244,6 +243,8 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
 
 # ---- cache
 def _cache_key(data: bytes, settings: Settings) -> str:
+    import hashlib  # 2 ms of imports: not for a check without the cache
+
     h = hashlib.sha256(data)
     h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}\0{_runtime_stamp(bool(settings.targets))}".encode())
     return h.hexdigest()

@@ -11,8 +11,9 @@ from functools import cache
 from typing import Any
 
 import onnx
-import onnx.defs
-from onnx import AttributeProto, helper
+from onnx import AttributeProto
+
+from graphlsp.graph import ops
 
 _OPTION = {0: "single", 1: "optional", 2: "variadic"}
 ATTR_TYPE_NAMES: dict[int, str] = {
@@ -58,7 +59,7 @@ class OpSignature:
     max_output: int
     has_function: bool
     doc: str
-    schema: Any  # the onnx OpSchema
+    schema: Any  # onnx's schema (graph.ops.SchemaRef), or an op library's declaration
 
     def function_body(self, version: int) -> onnx.FunctionProto | None:
         """The schema's function body at an opset version, if the op is defined by one."""
@@ -76,26 +77,6 @@ class OpSignature:
         return body if body is not None and len(body.node) else None
 
 
-def _int(enum: Any) -> int:
-    """onnx's pybind enums (AttrType, FormalParameterOption) as ints."""
-    return int(enum)
-
-
-def _default(attr: Any) -> Any:
-    proto = attr.default_value
-    if proto is None or proto.type == AttributeProto.UNDEFINED:
-        return None
-    try:
-        value = helper.get_attribute_value(proto)
-    except Exception:
-        return None
-    if isinstance(value, bytes):  # string attributes come back as bytes; the text holds str
-        return value.decode("utf-8", errors="replace")
-    if isinstance(value, list) and value and isinstance(value[0], bytes):
-        return [v.decode("utf-8", errors="replace") for v in value]
-    return value
-
-
 # Ops onnx has no schema for, declared in op libraries: `graphlsp.ops.library` installs their signatures here.
 library: Callable[[str, int, str], OpSignature | None] | None = None
 
@@ -110,25 +91,26 @@ def signature(op_type: str, version: int, domain: str = "") -> OpSignature | Non
 
 @cache
 def schema_signature(op_type: str, version: int, domain: str = "") -> OpSignature | None:
-    try:
-        schema = onnx.defs.get_schema(op_type, version, domain)
-    except Exception:
+    """onnx's schema of the op at an opset version as a signature, from the table of schemas kept per onnx build
+    (`graph.ops.schemas`), else from onnx's OpSchema."""
+    ref = ops.schema_for(op_type, version, domain)
+    if ref is None:
         return None
+    row = ref.row()
+    if row is None:
+        row = ops.schema_row(ref.full())
+    ins, outs, attr_rows, constraint_rows, (min_in, max_in, min_out, max_out), has_function, contextual, _, doc, _ = row
     params = [
-        tuple(
-            Param(p.name, p.type_str, _OPTION.get(_int(p.option), "single"), p.is_homogeneous, p.min_arity)
-            for p in formal
-        )
-        for formal in (schema.inputs, schema.outputs)
-    ]
+        tuple(Param(name, type_str, _OPTION.get(option, "single"), homogeneous, min_arity)
+              for name, type_str, option, homogeneous, min_arity in formal)
+        for formal in (ins, outs)
+    ]  # fmt: skip
     attrs = {
-        name: AttrSpec(name, ATTR_TYPE_NAMES.get(_int(a.type), "?"), a.required, _default(a), a.description)
-        for name, a in schema.attributes.items()
+        name: AttrSpec(name, ATTR_TYPE_NAMES.get(kind, "?"), required, default, description)
+        for name, kind, required, default, description in attr_rows
     }
-    constraints = {c.type_param_str: frozenset(c.allowed_type_strs) for c in schema.type_constraints}
+    constraints = {name: frozenset(allowed) for name, allowed in constraint_rows}
     return OpSignature(
-        domain, op_type, schema.since_version, schema.deprecated, params[0], params[1], attrs, constraints,
-        schema.min_input, schema.max_input, schema.min_output, schema.max_output,
-        bool(getattr(schema, "has_function", False) or getattr(schema, "has_context_dependent_function", False)),
-        schema.doc or "", schema,
+        domain, op_type, ref.since_version, ref.deprecated, params[0], params[1], attrs, constraints, min_in, max_in,
+        min_out, max_out, has_function or contextual, doc, ref,
     )  # fmt: skip

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import struct
 from collections.abc import Iterable
-from fractions import Fraction
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -116,6 +115,8 @@ def _is_f32_midpoint(d: float) -> bool:
 
 def _f32_exact(text: str, d: float) -> float:
     """Correct decimal -> float32 rounding when the double d of `text` sits exactly on a float32 midpoint."""
+    from fractions import Fraction  # 1-2 ms of imports (decimal, ...), for a rare literal
+
     exact = Fraction(text)
     mid = Fraction(d)
     if abs(d) == _F32_OVERFLOW_MID:
@@ -142,7 +143,7 @@ def float32(text: str) -> float:
         if is_word(text):
             return d
         raise NumberError(f"{text} is out of range for float")
-    if _is_f32_midpoint(d) and Fraction(text) != Fraction(d):
+    if _is_f32_midpoint(d):
         return _f32_exact(text, d)
     try:
         return _F32.unpack(_F32.pack(d))[0]

