@@ -82,6 +82,8 @@ class SchemaRef:
         return self._schema
 
     def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("_"):  # a slot not set yet (copy, pickle) or a protocol probe: not onnx's to answer
+            raise AttributeError(attr)
         return getattr(self.full(), attr)
 
     def __repr__(self) -> str:

@@ -74,6 +74,17 @@ def test_anything_else_is_read_from_onnxs_schema() -> None:
     assert ref is not None and ref.attributes["alpha"].name == "alpha"  # not in the table: onnx's OpSchema
 
 
+def test_a_schema_ref_copies_and_pickles() -> None:
+    import copy
+    import pickle
+
+    ref = ops.schema_for("Gemm", 13, "")
+    assert ref is not None
+    for twin in (copy.copy(ref), pickle.loads(pickle.dumps(ref))):
+        assert (twin.name, twin.domain, twin.since_version, twin.row()) == ("Gemm", "", 13, ref.row())
+        assert twin.attributes["beta"].name == "beta"
+
+
 def test_a_binary_check_never_asks_onnxs_schema_registry() -> None:
     probe = textwrap.dedent("""
         import sys
