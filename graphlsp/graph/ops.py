@@ -81,6 +81,9 @@ class SchemaRef:
             self._schema = onnx.defs.get_schema(self.name, self.since_version, self.domain)
         return self._schema
 
+    def __reduce__(self) -> tuple[Any, ...]:  # onnx's OpSchema does not pickle: fetched again when asked for
+        return SchemaRef, (self.name, self.domain, self.since_version, self.deprecated, self._packed)
+
     def __getattr__(self, attr: str) -> Any:
         if attr.startswith("_"):  # a slot not set yet (copy, pickle) or a protocol probe: not onnx's to answer
             raise AttributeError(attr)
