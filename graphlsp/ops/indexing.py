@@ -216,15 +216,21 @@ def gather(ctx: InferenceContext) -> None:
     fold(ctx, lambda x, i: np.take(x, i, axis=axis), [0, 1])
 
 
+def _check_element_indices(ctx: InferenceContext, data: Shape, indices: Shape) -> None:
+    """GatherElements' and ScatterElements' indices: the rank of data, and in range along `axis` when known."""
+    if data is None:
+        return
+    axis = norm_axis(ctx, int(ctx.attr("axis", 0)), len(data))
+    if indices is not None and len(indices) != len(data):
+        raise ctx.fail("GL317", f"indices must have the rank of data: {ctx.describe_input(0)}, "
+                                f"{ctx.describe_input(1)}", input=1)  # fmt: skip
+    _check_indices(ctx, data[axis], axis)
+
+
 @shape_fn("GatherElements")
 def gather_elements(ctx: InferenceContext) -> None:
     data, indices = ctx.input_shape(0), ctx.input_shape(1)
-    if data is not None:
-        axis = norm_axis(ctx, int(ctx.attr("axis", 0)), len(data))
-        if indices is not None and len(indices) != len(data):
-            raise ctx.fail("GL317", f"indices must have the rank of data: {ctx.describe_input(0)}, "
-                                    f"{ctx.describe_input(1)}", input=1)  # fmt: skip
-        _check_indices(ctx, data[axis], axis)
+    _check_element_indices(ctx, data, indices)
     ctx.set_output(0, indices)
 
 
@@ -252,12 +258,7 @@ def _shapes_agree(ctx: InferenceContext, a: Shape, b: Shape, what: str, i: int) 
 @shape_fn("Scatter", "ScatterElements")
 def scatter_elements(ctx: InferenceContext) -> None:
     data, indices, updates = (ctx.input_shape(i) for i in range(3))
-    if data is not None:
-        axis = norm_axis(ctx, int(ctx.attr("axis", 0)), len(data))
-        if indices is not None and len(indices) != len(data):
-            raise ctx.fail("GL317", f"indices must have the rank of data: {ctx.describe_input(0)}, "
-                                    f"{ctx.describe_input(1)}", input=1)  # fmt: skip
-        _check_indices(ctx, data[axis], axis)
+    _check_element_indices(ctx, data, indices)
     _shapes_agree(ctx, indices, updates, "updates must have the shape of indices", 2)
     ctx.set_output(0, data)
 

@@ -57,13 +57,20 @@ def small_const(ctx: InferenceContext, i: int) -> np.ndarray | None:
     return ctx.input_const(i)
 
 
+def _flat_const(ctx: InferenceContext, i: int, kinds: str) -> np.ndarray | None:
+    """Input i's known value, flattened, when its numpy kind is one of `kinds`."""
+    const = small_const(ctx, i)
+    if const is not None and const.dtype.kind in kinds and const.size <= CONST_CAP:
+        return const.reshape(-1)
+    return None
+
+
 def ints_in(ctx: InferenceContext, i: int) -> list[int] | None:
     """Input i's elements when they are all known ints."""
     if not present(ctx, i):
         return None
-    const = small_const(ctx, i)
-    if const is not None and const.dtype.kind in "iub" and const.size <= CONST_CAP:
-        return [int(v) for v in const.reshape(-1)]
+    if (flat := _flat_const(ctx, i, "iub")) is not None:
+        return [int(v) for v in flat]
     sv = ctx.input_shape_value(i)
     if sv is not None and all(isinstance(v, int) for v in sv):
         return [int(v) for v in sv]  # type: ignore[arg-type]
@@ -73,9 +80,8 @@ def ints_in(ctx: InferenceContext, i: int) -> list[int] | None:
 def floats_in(ctx: InferenceContext, i: int) -> list[float] | None:
     if not present(ctx, i):
         return None
-    const = small_const(ctx, i)
-    if const is not None and const.dtype.kind in "iuf" and const.size <= CONST_CAP:
-        return [float(v) for v in const.reshape(-1)]
+    if (flat := _flat_const(ctx, i, "iuf")) is not None:
+        return [float(v) for v in flat]
     ints = ints_in(ctx, i)
     return [float(v) for v in ints] if ints is not None else None
 

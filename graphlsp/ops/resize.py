@@ -138,11 +138,17 @@ def _blocksize(ctx: InferenceContext) -> int:
     return b
 
 
-def _rank4(ctx: InferenceContext) -> tuple[Dim, ...] | None:
+def _blocks(ctx: InferenceContext) -> tuple[int, tuple[Dim, ...]] | None:
+    """DepthToSpace's and SpaceToDepth's blocksize and 4-D input shape; None (the output unknown) when the shape
+    is."""
+    b = _blocksize(ctx)
     shape = ctx.input_shape(0)
     if shape is not None and len(shape) != 4:
         raise ctx.fail("GL317", f"needs a 4-D input: {ctx.describe_input(0)}", input=0)
-    return shape
+    if shape is None:
+        ctx.set_output(0, None)
+        return None
+    return b, shape
 
 
 def _divisible(ctx: InferenceContext, dim: Dim, by: int, what: str) -> Dim:
@@ -153,23 +159,17 @@ def _divisible(ctx: InferenceContext, dim: Dim, by: int, what: str) -> Dim:
 
 @shape_fn("DepthToSpace")
 def depth_to_space(ctx: InferenceContext) -> None:
-    b = _blocksize(ctx)
-    shape = _rank4(ctx)
-    if shape is None:
-        ctx.set_output(0, None)
+    if (blocks := _blocks(ctx)) is None:
         return
-    n, c, h, w = shape
+    b, (n, c, h, w) = blocks
     ctx.set_output(0, (n, _divisible(ctx, c, b * b, "the channel dim"), d.mul(h, b), d.mul(w, b)))
 
 
 @shape_fn("SpaceToDepth")
 def space_to_depth(ctx: InferenceContext) -> None:
-    b = _blocksize(ctx)
-    shape = _rank4(ctx)
-    if shape is None:
-        ctx.set_output(0, None)
+    if (blocks := _blocks(ctx)) is None:
         return
-    n, c, h, w = shape
+    b, (n, c, h, w) = blocks
     ctx.set_output(0, (n, d.mul(c, b * b), _divisible(ctx, h, b, "the height"), _divisible(ctx, w, b, "the width")))
 
 

@@ -32,27 +32,25 @@ def at_least(x: Dim, bound: int) -> bool:
 
 
 def dim_min(a: Dim, b: Dim) -> Dim:
-    if a is None or b is None:
-        return None
-    if isinstance(a, int) and isinstance(b, int):
-        return min(a, b)
-    if at_least(d.sub(b, a), 0):
-        return a
-    if at_least(d.sub(a, b), 0):
-        return b
-    return d.minimum(a, b)
+    return _extreme(a, b, smaller=True)
 
 
 def dim_max(a: Dim, b: Dim) -> Dim:
+    return _extreme(a, b, smaller=False)
+
+
+def _extreme(a: Dim, b: Dim, smaller: bool) -> Dim:
+    """The smaller (or larger) of two dims: one of them when the difference has a known sign, else an Expr."""
     if a is None or b is None:
         return None
     if isinstance(a, int) and isinstance(b, int):
-        return max(a, b)
-    if at_least(d.sub(a, b), 0):
+        return min(a, b) if smaller else max(a, b)
+    over, under = (b, a) if smaller else (a, b)  # a is the answer when over - under >= 0
+    if at_least(d.sub(over, under), 0):
         return a
-    if at_least(d.sub(b, a), 0):
+    if at_least(d.sub(under, over), 0):
         return b
-    return d.maximum(a, b)
+    return d.minimum(a, b) if smaller else d.maximum(a, b)
 
 
 def differ(a: Dim, b: Dim) -> bool:
