@@ -15,7 +15,7 @@ from graphlsp.ops.operands import INT64, fail_on, fold, norm_axis, opset, scalar
 from graphlsp.ops.registry import shape_fn
 
 
-# ---- generators
+# ---- outputs sized by the data
 @shape_fn("TopK")
 def top_k(ctx: InferenceContext) -> None:
     shape = ctx.input_shape(0)
@@ -35,7 +35,6 @@ def top_k(ctx: InferenceContext) -> None:
     ctx.set_output(1, out, INT64)
 
 
-# ---- data-dependent shapes
 @shape_fn("NonZero")
 def non_zero(ctx: InferenceContext) -> None:
     rank = ctx.input_rank(0)
