@@ -30,7 +30,7 @@ from graphlsp.lsp.workspace import DocState, GraphLspServer
 
 server = GraphLspServer()
 
-# (method, its options, the handler), in the order pygls lists them in the server's capabilities
+# (method, its options, its handler): every request and notification the server answers
 FEATURES: list[tuple[str, Any, Callable[..., Any]]] = [
     (lsp.INITIALIZE, None, session.initialize),
     (lsp.INITIALIZED, None, session.initialized),
