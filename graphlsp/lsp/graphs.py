@@ -9,9 +9,11 @@ its lines those of the view.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types as lsp
 
@@ -21,10 +23,9 @@ from graphlsp.lint.diagnostics import Diagnostic, collect_analysis
 from graphlsp.lint.runner import finalize
 from graphlsp.lsp import convert, views
 from graphlsp.lsp.protocol import ErrorReply, RawJSON
+from graphlsp.lsp.workspace import DocState, GraphLspServer
 
-if TYPE_CHECKING:
-    from graphlsp.lsp.server import DocState, GraphLspServer
-
+log = logging.getLogger("graphlsp.lsp")
 GRAPH = "graphlsp/graph"
 
 
@@ -60,6 +61,17 @@ def document_graph(ls: GraphLspServer, state: DocState) -> dict[str, Any]:
 
 
 async def graph(ls: GraphLspServer, params: Any) -> RawJSON | ErrorReply:
+    """`graphlsp/graph` {uri, format?}: the document's graph for the picture; a failure is an error answer."""
+    try:
+        return await _graph(ls, params)
+    except asyncio.CancelledError:
+        raise
+    except Exception as e:
+        log.exception("%s failed", GRAPH)
+        return ErrorReply(lsp.LSPErrorCodes.RequestFailed, f"the graph failed: {type(e).__name__}: {e}")
+
+
+async def _graph(ls: GraphLspServer, params: Any) -> RawJSON | ErrorReply:
     uri = _param(params, "uri")
     fmt = _param(params, "format") or "json"
     if not isinstance(uri, str) or fmt not in ("json", "html"):

@@ -1,8 +1,8 @@
 """Op library files (`*.onnxop`) in the language server, and the way from a model's node to its op's declaration.
 
-An `.onnxop` document is analysed by `graphlsp.oplib.query` (parse with recovery, check); the server dispatches to
-this module by the document's suffix for diagnostics (the same as `graphlsp check` on the file: GL601 syntax,
-GL602 declaration errors, GL603 warnings), hover, definition, completion and document symbols.
+An `.onnxop` document is analysed by `graphlsp.oplib.query` (parse with recovery, check); the feature modules
+dispatch to this one by the document's suffix for hover, definition, completion and document symbols (its
+diagnostics, the same as `graphlsp check` on the file, are graphlsp/lsp/diagnostics.py's).
 
 The text in the editor stands for the file (`Catalog.set_overlay`) while it is open, when the file is an op library
 in use (a project's `op-libraries`, or a shipped one): each change that alters the declarations in use checks the
@@ -17,48 +17,25 @@ file at the declaration (the shipped onnxruntime library too); the hover is `gra
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from lsprotocol import types as lsp
-from pygls.protocol import default_converter
 
 from graphlsp import query
+from graphlsp.analysis import Analysis
 from graphlsp.files import read_regular_text
-from graphlsp.lint.runner import lint_library
-from graphlsp.lsp import convert, views
+from graphlsp.lsp import convert
+from graphlsp.lsp.diagnostics import publish_if_latest
+from graphlsp.lsp.workspace import AtPosition, DocState, GraphLspServer, NoAnswer, OpState, is_library, refresh_support
+from graphlsp.lsp.workspace import library_path as _path
 from graphlsp.oplib import model as m
 from graphlsp.oplib import query as oq
 from graphlsp.oplib.catalog import CATALOG
 
-if TYPE_CHECKING:
-    from graphlsp.analysis import Analysis
-    from graphlsp.lsp.server import DocState, GraphLspServer
-
 log = logging.getLogger("graphlsp.lsp")
-_CONVERTER = default_converter()
-SUFFIX = ".onnxop"
-
-
-def is_library(uri: str) -> bool:
-    return uri.lower().endswith(SUFFIX)
-
-
-@dataclass
-class OpState:
-    """What the server keeps for an `.onnxop` document (its DocState's `library`)."""
-
-    doc: oq.OpDocument | None = None
-    pending: set[str] = field(default_factory=set)  # domains whose open models are to be checked again
-
-
-def _path(uri: str) -> str | None:
-    return views.fs_path(uri) if uri.startswith("file:") else None
 
 
 def _domains(lib: m.Library | None) -> set[str]:
@@ -68,7 +45,8 @@ def _domains(lib: m.Library | None) -> set[str]:
 def _analyse(ls: GraphLspServer, state: DocState) -> None:
     """On the worker: analyse the document's text; when the file is a library in use, its text stands for it, and
     the domains of the declarations that changed are noted for the models to check again."""
-    ops: OpState = state.library
+    ops = state.library
+    assert ops is not None
     path = _path(state.uri)
     try:
         doc = oq.analyse(state.text, path or state.uri)
@@ -99,7 +77,8 @@ async def _run(ls: GraphLspServer, state: DocState, version: int, work: Callable
     """`work` on the worker, then, in the same queue, the open models checked again that the change concerns;
     the diagnostics of all that changed are sent. The jobs are queued at once, so a request about a model that
     comes after the change waits for the model's new analysis."""
-    ops: OpState = state.library
+    ops = state.library
+    assert ops is not None
     first = ls.submit(state, work)
     jobs = []
     for other in [s for s in list(ls.docs.values()) if s is not state and not is_library(s.uri)]:
@@ -124,28 +103,18 @@ async def _run(ls: GraphLspServer, state: DocState, version: int, work: Callable
     last = ls.on_worker(done)
     await first
     if ls.docs.get(state.uri) is state:
-        await _publish(ls, state, version)
+        await publish_if_latest(ls, state, version)
     changed = False
     for other, job in jobs:
         if await job:
             changed = True
-            await _publish(ls, other, other.version)
+            await publish_if_latest(ls, other, other.version)
     await last
     if changed:
-        workspace = getattr(getattr(ls.protocol, "client_capabilities", None), "workspace", None)
-        if ls.pull_client and getattr(getattr(workspace, "diagnostics", None), "refresh_support", False):
+        if ls.pull_client and refresh_support(ls, "diagnostics"):
             ls.workspace_diagnostic_refresh(None)
-        if getattr(getattr(workspace, "inlay_hint", None), "refresh_support", False):
+        if refresh_support(ls, "inlayHint"):
             ls.workspace_inlay_hint_refresh(None)
-
-
-async def _publish(ls: GraphLspServer, state: DocState, version: int) -> None:
-    if ls.pull_client or state.version != version:
-        return
-    payload = await ls.submit(state, lambda: ls.compute_diagnostics(state))
-    if state.version == version:
-        state.published = version
-        ls.publish(state, version, payload)
 
 
 # ---- document sync
@@ -171,8 +140,8 @@ async def changed(ls: GraphLspServer, state: DocState, params: lsp.DidChangeText
 
 def closed(ls: GraphLspServer, state: DocState) -> None:
     """The document was closed: the file on disk stands for itself again."""
-    path = _path(state.uri)
-    if path is None or not isinstance(state.library, OpState):
+    path, ops = _path(state.uri), state.library
+    if path is None or not isinstance(ops, OpState):
         return
 
     def drop() -> None:
@@ -181,7 +150,7 @@ def closed(ls: GraphLspServer, state: DocState) -> None:
         CATALOG.drop_overlay(path)
         if CATALOG.generation != generation:
             ls._settings.clear()
-            state.library.pending |= _domains(before) | _domains(CATALOG.library(path))
+            ops.pending |= _domains(before) | _domains(CATALOG.library(path))
 
     task = asyncio.ensure_future(_run(ls, state, state.version, drop))
     _TASKS.add(task)  # the loop keeps weak references only
@@ -197,56 +166,33 @@ def _finished(task: asyncio.Future[None]) -> None:
         log.error("closing an op library document failed", exc_info=task.exception())
 
 
-# ---- features
-def diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
-    """On the worker: the document's diagnostics as `graphlsp check` reports them, as LSP diagnostics' JSON."""
-    ops = state.library
-    doc = ops.doc if isinstance(ops, OpState) else None
-    if doc is not None and doc.text == state.text:
-        try:
-            path = _path(state.uri) or state.uri
-            diags = lint_library(doc.text, path, ls.settings_for(state.uri), doc)
-            return state.converted.convert(state.lines, doc.text, diags, state.uri, ls.encoding,
-                                           _CONVERTER.unstructure)  # fmt: skip
-        except Exception as e:
-            log.exception("the diagnostics of %s failed", state.uri)
-            state.crash = f"{type(e).__name__}: {e}"
-    crash = state.crash or "the document has no analysis"
-    return [json.dumps(_CONVERTER.unstructure(convert.internal_error(state.lines, crash, ls.encoding)))]
-
-
-async def _document(ls: GraphLspServer, uri: str) -> tuple[DocState, oq.OpDocument] | None:
+# ---- features (each raises NoAnswer, which the calling handler's guard answers with its default, when the document
+# has no analysis of its current text)
+async def _document(ls: GraphLspServer, uri: str) -> tuple[DocState, oq.OpDocument]:
     state = await ls.current(uri)
     ops = state.library if state is not None else None
     if state is None or not isinstance(ops, OpState) or ops.doc is None or ops.doc.text != state.text:
-        return None
+        raise NoAnswer
     return state, ops.doc
 
 
-async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None:
-    found = await _document(ls, params.text_document.uri)
-    if found is None:
-        return None
-    state, doc = found
+async def _document_at(ls: GraphLspServer, params: AtPosition) -> tuple[DocState, oq.OpDocument, str, int]:
+    """The document, its analysis, the position encoding and the offset the request's position names."""
+    state, doc = await _document(ls, params.text_document.uri)
     enc = ls.encoding
-    answer = oq.hover(doc, convert.offset(state.lines, params.position, enc))
-    if answer is None:
-        return None
-    text, (start, end) = answer
-    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
-                     range=convert.span_range(state.lines, start, end, enc))  # fmt: skip
+    return state, doc, enc, convert.offset(state.lines, params.position, enc)
+
+
+async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    state, doc, enc, at = await _document_at(ls, params)
+    answer = oq.hover(doc, at)
+    return convert.hover(state.lines, *answer, enc) if answer is not None else None
 
 
 async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-    found = await _document(ls, params.text_document.uri)
-    if found is None:
-        return None
-    state, doc = found
-    enc = ls.encoding
-    span = oq.definition(doc, convert.offset(state.lines, params.position, enc))
-    if span is None:
-        return None
-    return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc))
+    state, doc, enc, at = await _document_at(ls, params)
+    span = oq.definition(doc, at)
+    return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc)) if span is not None else None
 
 
 _COMPLETION_KIND = {
@@ -264,11 +210,8 @@ _COMPLETION_KIND = {
 
 
 async def completion(ls: GraphLspServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
-    found = await _document(ls, params.text_document.uri)
-    if found is None:
-        return None
-    state, doc = found
-    items = oq.completions(doc, convert.offset(state.lines, params.position, ls.encoding))
+    _, doc, _, at = await _document_at(ls, params)
+    items = oq.completions(doc, at)
     return lsp.CompletionList(is_incomplete=False, items=[
         lsp.CompletionItem(label=c.label, kind=_COMPLETION_KIND.get(c.kind), detail=c.detail or None) for c in items
     ])  # fmt: skip
@@ -285,10 +228,7 @@ _SYMBOL_KIND = {
 
 
 async def document_symbols(ls: GraphLspServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-    found = await _document(ls, params.text_document.uri)
-    if found is None:
-        return []
-    state, doc = found
+    state, doc = await _document(ls, params.text_document.uri)
     enc = ls.encoding
 
     def one(s: oq.OpSymbol) -> lsp.DocumentSymbol:
@@ -326,5 +266,5 @@ def declaration_location(ls: GraphLspServer, a: Analysis, offset: int) -> lsp.Lo
     return lsp.Location(uri=uri, range=lsp.Range(start=at, end=at))
 
 
-__all__ = ["OpState", "closed", "completion", "declaration_location", "definition", "diagnostics",
-           "document_symbols", "hover", "is_library", "opened", "changed"]  # fmt: skip
+__all__ = ["OpState", "closed", "completion", "declaration_location", "definition", "document_symbols", "hover",
+           "is_library", "opened", "changed"]  # fmt: skip

@@ -1,0 +1,144 @@
+"""Diagnostics of every kind of open document, pushed (textDocument/publishDiagnostics) or pulled
+(textDocument/diagnostic): a model's (the text's findings, its deployment checks), a binary model's view (what
+`graphlsp check` says of the binary, on the view's lines), an op library's (`graphlsp check` on the `.onnxop` file).
+
+Only the latest version's diagnostics are sent. Each is the JSON text of an LSP Diagnostic, kept per document
+(`convert.DiagnosticCache`) so that an edit converts only what it changed; a failure inside graphlsp is one
+internal-error diagnostic on line 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+import uuid
+
+from lsprotocol import types as lsp
+from pygls.protocol import default_converter
+
+from graphlsp.analysis import Analysis
+from graphlsp.lint.diagnostics import collect_analysis, collect_deployment
+from graphlsp.lint.runner import finalize, lint_library
+from graphlsp.lsp import convert, views
+from graphlsp.lsp.protocol import RawJSON
+from graphlsp.lsp.workspace import DocState, GraphLspServer, OpState, guard, is_library, library_path, refresh_support
+from graphlsp.view import BinaryView
+
+log = logging.getLogger("graphlsp.lsp")
+_SESSION = uuid.uuid4().hex[:8]  # result ids of another server process never match this one's
+_REPORTS = itertools.count(1)
+_CONVERTER = default_converter()
+
+
+def compute_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
+    """The document's diagnostics, each as the JSON text of an LSP Diagnostic; a failure inside graphlsp is
+    one error on line 1. On the worker thread."""
+    if is_library(state.uri):
+        return library_diagnostics(ls, state)
+    a = state.analysis
+    crash = state.crash or "the document has no analysis"
+    if state.view is not None:
+        try:
+            return view_diagnostics(ls, state)
+        except Exception as e:
+            log.exception("the diagnostics of %s failed", state.uri)
+            crash = f"{type(e).__name__}: {e}"
+    elif a is not None:
+        try:
+            settings = ls.settings_for(state.uri)
+            if settings.fold_size_cap != a.fold_size_cap or settings.sizes != a.sizes:
+                # a setting changed (the cap, the input sizes `dims`): evaluate again under the new one
+                a = state.analysis = Analysis(a.doc, settings.fold_size_cap, sizes=settings.sizes)
+            path = views.fs_path(state.uri) or state.uri
+            diags = collect_analysis(a, path)
+            if a.doc.model.graph is not None:
+                diags = sorted(
+                    diags + collect_deployment(a, path, settings, incremental=True), key=lambda d: (d.start, d.code)
+                )
+            diags = finalize(diags, a.doc.text, path, settings)
+            return state.converted.convert(state.lines, a.doc.text, diags, state.uri, ls.encoding,
+                                           _CONVERTER.unstructure)  # fmt: skip
+        except Exception as e:
+            log.exception("the diagnostics of %s failed", state.uri)
+            crash = f"{type(e).__name__}: {e}"
+    return _internal_error(ls, state, crash)
+
+
+def _internal_error(ls: GraphLspServer, state: DocState, crash: str) -> list[str]:
+    return [json.dumps(_CONVERTER.unstructure(convert.internal_error(state.lines, crash, ls.encoding)))]
+
+
+def view_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
+    """`graphlsp check` on the binary model, each finding on the view's line for its node."""
+    settings = ls.settings_for(state.uri)
+    view = state.view
+    assert view is not None
+    if settings.fold_size_cap != view.analysis.fold_size_cap or settings.sizes != view.analysis.sizes:
+        # a setting changed (the cap, the sizes `dims`): render under the new one
+        view = ls.view_or_error(state.path, settings.fold_size_cap)
+        state.show(view)
+    found = views.diagnostics(view, state.path)
+    if view.analysis.doc.model.graph is not None:
+        found += collect_deployment(view.analysis, state.path, settings, incremental=True)
+    diags = finalize(found, "", state.path, settings)
+    return state.converted.convert(state.lines, view.text, diags, state.uri, ls.encoding, _CONVERTER.unstructure)
+
+
+def library_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
+    """An op library's diagnostics as `graphlsp check` reports them (GL601 syntax, GL602 declaration errors,
+    GL603 warnings), of the analysis graphlsp/lsp/opdocs.py keeps."""
+    ops = state.library
+    doc = ops.doc if isinstance(ops, OpState) else None
+    if doc is not None and doc.text == state.text:
+        try:
+            path = library_path(state.uri) or state.uri
+            diags = lint_library(doc.text, path, ls.settings_for(state.uri), doc)
+            return state.converted.convert(state.lines, doc.text, diags, state.uri, ls.encoding,
+                                           _CONVERTER.unstructure)  # fmt: skip
+        except Exception as e:
+            log.exception("the diagnostics of %s failed", state.uri)
+            state.crash = f"{type(e).__name__}: {e}"
+    return _internal_error(ls, state, state.crash or "the document has no analysis")
+
+
+async def publish_if_latest(ls: GraphLspServer, state: DocState, version: int) -> None:
+    """A push client is sent the document's diagnostics, when `version` is still the latest once they are done."""
+    if ls.pull_client or state.version != version:
+        return
+    payload = await ls.submit(state, lambda: compute_diagnostics(ls, state))
+    if state.version == version:  # still the newest: never send stale results
+        state.published = version
+        ls.publish(state, version, payload)
+
+
+async def refresh_view(ls: GraphLspServer, path: str) -> BinaryView:
+    """The model's current view; the open documents showing an older one show this one, their clients are told
+    to fetch its text, and its diagnostics are sent again (or a pull client asked to pull them)."""
+    cap = ls.cap_of(path)
+    view = await ls.on_worker(lambda: ls.view_or_error(path, cap))
+    for state in [s for s in list(ls.docs.values()) if s.path == path]:
+        if state.view is view:
+            continue
+        await ls.submit(state, lambda st=state: st.show(view))  # type: ignore[misc]
+        ls.view_shown(state)
+        await publish_if_latest(ls, state, state.version)
+    if ls.pull_client and refresh_support(ls, "diagnostics"):
+        ls.workspace_diagnostic_refresh(None)
+    return view
+
+
+@guard(lsp.RelatedFullDocumentDiagnosticReport(items=[]))
+async def pull_diagnostics(
+    ls: GraphLspServer, params: lsp.DocumentDiagnosticParams
+) -> lsp.DocumentDiagnosticReport | RawJSON:
+    state = await ls.current(params.text_document.uri)
+    if state is None:
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+    payload = await ls.submit(state, lambda: compute_diagnostics(ls, state))
+    if payload != state.reported:  # the cache hands back the same str objects: a compare of pointers mostly
+        state.reported = payload
+        state.report_id = f"{_SESSION}-{state.version}-{next(_REPORTS)}"
+    if params.previous_result_id == state.report_id:
+        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=state.report_id)
+    return RawJSON(f'{{"kind":"full","resultId":"{state.report_id}","items":[{",".join(payload)}]}}')

@@ -1,0 +1,156 @@
+"""Navigation: go to definition (to an op's declaration in an op library too), references, document highlight,
+the document's outline (graphs, functions, nodes, and the subgraphs of If, Loop and Scan at any depth), workspace
+symbols and folding ranges. An op library document is handed on to graphlsp/lsp/opdocs.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from graphlsp import query
+from graphlsp.analysis import Analysis
+from graphlsp.graph.core import Node
+from graphlsp.lsp import convert, opdocs
+from graphlsp.lsp.protocol import RawJSON
+from graphlsp.lsp.workspace import DocState, GraphLspServer, analysed_at, cached, guard, or_library
+
+
+@guard(None)
+@or_library(opdocs.definition)
+async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Location | None:
+    state, a, enc, at = await analysed_at(ls, params)
+    span = query.definition(a, at)
+    if span is None:  # an op an op library declares: its .onnxop file
+        return opdocs.declaration_location(ls, a, at)
+    return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc))
+
+
+@guard([])
+async def references(ls: GraphLspServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
+    state, a, enc, at = await analysed_at(ls, params)
+    spans = query.references(a, at, params.context.include_declaration)
+    return [lsp.Location(uri=state.uri, range=convert.span_range(state.lines, s, e, enc)) for s, e in spans]
+
+
+@guard([])
+async def highlight(ls: GraphLspServer, params: lsp.DocumentHighlightParams) -> list[lsp.DocumentHighlight]:
+    state, a, enc, at = await analysed_at(ls, params)
+    return [
+        lsp.DocumentHighlight(range=convert.span_range(state.lines, s, e, enc))
+        for s, e in query.references(a, at, True)
+    ]
+
+
+_SYMBOL_KIND = {"graph": lsp.SymbolKind.Module, "function": lsp.SymbolKind.Function, "node": lsp.SymbolKind.Event,
+                "subgraph": lsp.SymbolKind.Namespace}  # fmt: skip
+
+
+def _node_symbol(n: Node) -> query.Symbol | None:
+    """A node as the outline shows it (query.document_symbols' way), its subgraphs and their nodes below it."""
+    if n.span is None or n.op_span is None:
+        return None
+    outs = ", ".join(v.name for v in n.outputs if v is not None)
+    sym = query.Symbol(n.label or outs or n.op_type, "node", n.span, n.op_span, n.op_type)
+    sym.children = _subgraph_symbols(n)
+    return sym
+
+
+def _subgraph_symbols(n: Node) -> list[query.Symbol]:
+    from graphlsp.syntax.lower import text_graph
+
+    out = []
+    for attr, graphs in n.subgraphs.items():
+        for g in graphs:
+            tg = text_graph(g)
+            if tg is None:
+                continue
+            o = tg.piece.origin
+            last = g.nodes[-1].span if g.nodes else None
+            end = last[1] if last is not None else o + tg.sig.end
+            name = (o + tg.sig.name.start, o + tg.sig.name.end)
+            sym = query.Symbol(g.name, "subgraph", (o + tg.sig.start, end), name, attr)
+            sym.children = [c for c in map(_node_symbol, g.nodes) if c is not None]
+            out.append(sym)
+    return out
+
+
+def _outline(a: Analysis) -> list[query.Symbol]:
+    """The document's symbols: graphs and functions with their nodes (query.document_symbols), and below a node
+    with subgraphs (If, Loop, Scan) each subgraph with its nodes, at any depth."""
+    top = query.document_symbols(a)
+    with_subgraphs: dict[tuple[int, int], Node] = {}
+    for g in [a.model.graph, *(f.body for f in a.model.functions.values())]:
+        for n in g.nodes if g is not None else []:
+            if n.subgraphs and n.span is not None:
+                with_subgraphs[n.span] = n
+    if with_subgraphs:
+        for s in top:
+            for c in s.children:
+                owner = with_subgraphs.get(c.span)
+                if owner is not None:
+                    c.children = _subgraph_symbols(owner)
+    return top
+
+
+def _symbols_json(state: DocState, enc: str) -> str:
+    """The document's symbols as the JSON text of LSP DocumentSymbols (tens of thousands of nodes on a big model:
+    built as plain dicts, not as lsprotocol objects pygls would convert again)."""
+    a = state.analysis
+    assert a is not None
+    pos = convert.Positions(state.lines, a.doc.text, enc)
+
+    def one(s: query.Symbol) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": s.name, "kind": _SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object).value,
+                             "range": pos.range(*s.span), "selectionRange": pos.range(*s.selection)}  # fmt: skip
+        if s.detail:
+            d["detail"] = s.detail
+        if s.children:
+            d["children"] = [one(c) for c in s.children]
+        return d
+
+    return json.dumps([one(s) for s in _outline(a)], ensure_ascii=False)
+
+
+@guard([])
+@or_library(opdocs.document_symbols)
+async def document_symbols(ls: GraphLspServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | RawJSON:
+    state = await ls.current_heavy(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return []
+    enc = ls.encoding
+    return RawJSON(cached(state, f"lsp.symbols.{enc}", lambda: _symbols_json(state, enc)))
+
+
+@guard([])
+async def workspace_symbols(ls: GraphLspServer, params: lsp.WorkspaceSymbolParams) -> list[lsp.SymbolInformation]:
+    out = []
+    for uri in list(ls.docs):
+        state = await ls.current(uri)
+        if state is None or state.analysis is None:
+            continue
+        a, enc, wanted = state.analysis, ls.encoding, params.query.lower()
+        todo: list[tuple[query.Symbol, str | None]] = [(s, None) for s in _outline(a)]
+        while todo:
+            s, container = todo.pop()
+            if wanted in s.name.lower():
+                out.append(lsp.SymbolInformation(
+                    name=s.name, kind=_SYMBOL_KIND.get(s.kind, lsp.SymbolKind.Object),
+                    location=lsp.Location(uri=uri, range=convert.span_range(state.lines, *s.selection, enc)),
+                    container_name=container,
+                ))  # fmt: skip
+            todo.extend((c, s.name) for c in reversed(s.children))
+    return out
+
+
+@guard([])
+async def folding(ls: GraphLspServer, params: lsp.FoldingRangeParams) -> list[lsp.FoldingRange]:
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        return []
+    ranges = query.folding_ranges(state.analysis)
+    if state.own_lines is not None:  # the query's lines end at \n only: the LSP lines of the same text
+        ours, lines = state.analysis.doc.lines, state.own_lines
+        ranges = [(lines.line_of(ours.line_start(s)), lines.line_of(ours.line_end(e))) for s, e in ranges]
+    return [lsp.FoldingRange(start_line=s, end_line=e) for s, e in ranges if e > s]
