@@ -318,7 +318,7 @@ def test_the_releases_table() -> None:
     assert names[0] == "0.1" and len(table) >= 38
     minors = [int(n.split(".")[1]) for n in names if n.startswith("1.")]
     assert minors == list(range(minors[-1] + 1))  # every release from 1.0 on
-    for older, newer in zip(names, names[1:]):  # no release loads less than the one before it
+    for older, newer in zip(names, names[1:], strict=False):  # no release loads less than the one before it
         a, b = table[older], table[newer]
         assert b["ir_version"] >= a["ir_version"], (older, newer)
         assert all(b["opsets"][d] >= v for d, v in a["opsets"].items()), (older, newer)
