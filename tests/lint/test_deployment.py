@@ -352,14 +352,16 @@ def test_the_cuda_and_dml_tables() -> None:
     cuda = kernels.table_for("onnxruntime:cuda")
     dml = kernels.table_for("onnxruntime:dml")
     for table in (cuda, dml):
-        assert table.version == "1.30" and "0c32e39a151211fdac6bf7fb9ed0ae1cf42426a5" in table.source
-    assert cuda.label == "onnxruntime 1.30 CUDA"
+        assert table.version == "1.32" and "dd012d12d84f62fb5fcf22f712ddc45dc029782f" in table.source
+    assert cuda.label == "onnxruntime 1.32 CUDA"
     assert sum(len(e) for ops in cuda.kernels.values() for e in ops.values()) >= 500
     assert cuda.lookup("", "Abs", 13, ["bfloat16"], ["bfloat16"]).status == "ok"
     assert cuda.lookup("", "Max", 13, ["int8", "int8"], ["int8"]).status == "missing"
-    assert cuda.has_op("", "TensorScatter") and cuda.has_op("com.microsoft", "GroupQueryAttention")
+    assert cuda.lookup("", "Mod", 28, ["int32", "int32"], ["int32"]).status == "ok"  # opset 28: a 1.32 kernel
+    assert cuda.has_op("", "TensorScatter") and cuda.has_op("com.microsoft", "GatedDeltaNet")
     assert dml.lookup("", "Abs", 13, ["float16"], ["float16"]).status == "ok"
-    assert dml.has_op("com.microsoft", "QLinearSigmoid")
+    assert [e[:2] for e in dml.kernels[""]["BitShift"]] == [[11, 27]]
+    assert dml.has_op("com.microsoft", "QLinearSigmoid") and dml.has_op("com.microsoft.dml", "DmlFusedConv")
 
 
 def test_the_kernels_doc_parser() -> None:
