@@ -262,7 +262,7 @@ def installed_table() -> dict[str, Any] | None:
     return got
 
 
-FORMAT = 1  # of the cached and shipped tables
+FORMAT = 2  # of the cached and shipped tables (2: the limits probe accepts a missing Identity kernel)
 
 
 @functools.cache

@@ -12,7 +12,7 @@ import pytest
 
 from graphlsp.analysis import ModelAnalysis
 from graphlsp.binary.read import model_from_proto, read_model
-from graphlsp.lint.config import ConfigError, Settings, load_settings
+from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
 from graphlsp.lint.deployment import deployment_findings
 from graphlsp.lint.runner import lint_text
 from graphlsp.runtime import kernels
@@ -340,6 +340,7 @@ def test_release_targets_in_settings_and_cli(tmp_path: Path, capsys: pytest.Capt
     (tmp_path / "pyproject.toml").write_text('[tool.graphlsp]\ntargets = ["onnxruntime@1.99:cpu"]\n')
     with pytest.raises(ConfigError, match="unknown onnxruntime release '1.99'"):
         load_settings(tmp_path)
+    assert from_editor(Settings(), {"targets": ["onnxruntime@1.16:cuda"]}).targets == ["onnxruntime@1.16:cuda"]
     (tmp_path / "pyproject.toml").write_text('[tool.graphlsp]\ntargets = ["onnxruntime:cpu"]\n')
     model = tmp_path / "m.onnxtxt"
     model.write_text(unary("Relu", "float"))
