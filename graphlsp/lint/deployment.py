@@ -16,7 +16,6 @@ Nothing is read until a model is checked (the kernel tables load lazily, once)."
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any, Literal
 
 from graphlsp.graph.findings import Finding
@@ -460,7 +459,7 @@ def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
     the refiner inferred again since the last call are looked up again."""
     if not incremental or model.graph is None:
         return DeploymentCheck(model, refiner, targets).findings()
-    state = _STATES.get(refiner)
+    state = refiner.kept.get(__name__)
     if state is None or state.model is not model or state.targets != targets or refiner.touched is None:
         check = DeploymentCheck(model, refiner, targets)
         refiner.touched = set()
@@ -470,7 +469,7 @@ def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
             found = check.verdicts(node)
             if found:
                 state.verdicts[node] = found
-        _STATES[refiner] = state
+        refiner.kept[__name__] = state
     else:
         touched, refiner.touched = refiner.touched, set()
         for node in touched:
@@ -498,14 +497,12 @@ def _order(node: Node) -> tuple[int, ...]:
 class _State:
     """One editor analysis's verdicts, kept across edits (the refiner says which nodes changed)."""
 
-    __slots__ = ("model", "targets", "check", "nodes", "verdicts", "__weakref__")
+    __slots__ = ("model", "targets", "check", "nodes", "verdicts")
 
     def __init__(self, model: Model, targets: list[str], check: DeploymentCheck, nodes: set[Node],
                  verdicts: dict[Node, list[_Verdict]]) -> None:  # fmt: skip
         self.model, self.targets, self.check, self.nodes, self.verdicts = model, targets, check, nodes, verdicts
 
-
-_STATES: weakref.WeakKeyDictionary[ShapeRefiner, _State] = weakref.WeakKeyDictionary()
 
 
 def hover_lines(model: Model, refiner: ShapeRefiner, node: Node, targets: list[str]) -> list[str]:

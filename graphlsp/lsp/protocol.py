@@ -94,6 +94,17 @@ class GraphLspProtocol(LanguageServerProtocol):
                 why = f"{type(e).__name__}: {e}"
             return _Unreadable(msg_id, method, JsonRpcInvalidParams(f"invalid params for {method}: {why}"))
 
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
+        """pygls runs each handler a generator handler yields to (every notification and command passes through
+        one) under a fresh id in `_request_futures`, and only a client's request id is ever taken out again: each
+        result stayed there for the server's lifetime (a rendered view, half a megabyte a time). Take out every
+        finished handler that is still filed under its id."""
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(lambda f: self._request_futures.pop(msg_id, None)
+                                     if self._request_futures.get(msg_id) is f else None)  # fmt: skip
+
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Unreadable):
             log.warning("%s", message.error.message)
