@@ -27,7 +27,7 @@ run: $(RUN_STAMP)
 	$(BIN)/graphlsp check examples/; status=$$?; [ $$status -le 1 ]
 
 lint: $(STAMP)
-	$(BIN)/ruff check graphlsp tests bench tools
+	$(BIN)/ruff check graphlsp tests bench tools corpus
 	$(BIN)/mypy graphlsp
 	$(BIN)/lint-imports
 

@@ -94,7 +94,7 @@ class ModelAnalysis:
 
     def fold_plan(self) -> FoldPlan:
         if self._fold is None:
-            self._fold = FoldPlan.of(self)  # type: ignore[arg-type]
+            self._fold = FoldPlan.of(self)
         return self._fold
 
 

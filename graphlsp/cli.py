@@ -623,9 +623,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "the editor shows them, the CLI leaves them out unless asked, or selected by code)")  # fmt: skip
     check.add_argument("--select", help="comma-separated codes, prefixes or names to report (only these)")
     check.add_argument("--ignore", help="comma-separated codes, prefixes or names not to report")
-    check.add_argument("--target", action="append", metavar="RUNTIME:PROVIDER",
+    check.add_argument("--target", action="append", metavar="RUNTIME[@RELEASE]:PROVIDER",
                        help="where the model must load (GL7xx), repeatable: onnxruntime:cpu (default), "
-                       "onnxruntime:cuda, onnxruntime:dml; replaces `targets` of the config")
+                       "onnxruntime:cuda, onnxruntime:dml, or a release: onnxruntime@1.16:cpu; replaces `targets` "
+                       "of the config")
     check.add_argument("--config", help="a pyproject.toml or graphlsp.toml to use instead of the nearest one")
     check.add_argument("--no-cache", action="store_true", help="analyse every file, even unchanged ones")
     check.add_argument("--no-color", action="store_true", help="no colour even on a terminal")

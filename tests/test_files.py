@@ -17,7 +17,7 @@ from onnx import TensorProto, helper
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from graphlsp.files import NotRegularFile, read_regular
-from tests.lsp.test_server import SERVER, VSCODE, _start
+from tests.lsp.clients import SERVER, VSCODE, start
 
 WAIT = 30  # seconds: a wedged command never returns
 
@@ -81,7 +81,7 @@ def _tiny(path: Path) -> None:
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    await _start(lsp_client, VSCODE)
+    await start(lsp_client, VSCODE)
     yield lsp_client
     await lsp_client.shutdown_session()
 

@@ -61,10 +61,25 @@ def parse_kernels_doc(text: str) -> dict[str, dict[str, dict[str, list[list[Any]
         for part in cells[3].split("<br/>"):
             m = re.match(r"\s*\*\*(\w+)\*\* = (.*)", part)
             if m:
-                cons[m.group(1)] = [short_type(t.strip()) for t in re.split(r",\s*(?![^()]*\))", m.group(2))]
+                cons[m.group(1)] = [short_type(t) for t in split_types(m.group(2))]
         out.setdefault(provider, {}).setdefault(domain, {}).setdefault(op, []).append((start, end, cons))
     return {p: {d: {o: merge_kernels(e) for o, e in sorted(ops.items())} for d, ops in sorted(ds.items())}
             for p, ds in out.items()}  # fmt: skip
+
+
+def split_types(text: str) -> list[str]:
+    """`tensor(float), map(int64, tensor(float))` -> ["tensor(float)", "map(int64,tensor(float))"] (spelled as
+    onnxruntime's registry spells them: no space inside)."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    out.append(cur.strip())
+    return [t.replace(" ", "") for t in out if t]
 
 
 def trim_schemas(schemas: dict[str, Any], tables: list[dict[str, Any]]) -> dict[str, Any]:
@@ -90,6 +105,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kernels-doc", help="onnxruntime's docs/OperatorKernels.md (for the CUDA and DML tables)")
     ap.add_argument("--doc-version", default="", help="the onnxruntime version the doc describes")
+    ap.add_argument("--doc-source", default="onnxruntime's docs/OperatorKernels.md",
+                    help="where the doc comes from (repository, commit), recorded in the tables")
     args = ap.parse_args()
     installed = read_installed()
     if installed is None:
@@ -101,7 +118,7 @@ def main() -> int:
         doc = parse_kernels_doc(Path(args.kernels_doc).read_text(encoding="utf-8"))
         for provider, kernels in doc.items():
             dv = args.doc_version or version
-            tables[provider] = (kernels, f"onnxruntime's docs/OperatorKernels.md ({dv})", dv)
+            tables[provider] = (kernels, f"{args.doc_source} ({dv})", dv)
     TABLES.mkdir(exist_ok=True)
     common = {"format": FORMAT, "runtime": "onnxruntime", "version": version, "limits": installed["limits"],
               "schemas": trim_schemas(installed["schemas"], [t[0] for t in tables.values()])}  # fmt: skip

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from graphlsp.graph import digraph
 from graphlsp.graph.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -344,22 +345,38 @@ class Graph:
                     yield from g.all_nodes()
 
     # ---- order
+    def predecessor_indices(self) -> list[list[int]]:
+        """For each node, the indices of the nodes of this graph it reads from, directly or inside one of its
+        subgraphs (an outer-scope read makes the If/Loop/Scan node depend on the value); repeats kept."""
+        out: list[list[int]] = []
+        for node in self.nodes:
+            preds = []
+            for v in node.inputs:
+                if v is not None and v.producer is not None and v.graph is self:
+                    preds.append(v.producer.index)
+            for v in node.implicit.values():
+                if v.producer is not None and v.graph is self:
+                    preds.append(v.producer.index)
+            out.append(preds)
+        return out
+
     def topological_order(self) -> list[Node]:
         """Kahn's order, stable by file order (file order when it is already topological).
 
         Nodes on a cycle, or downstream of one, cannot be placed: they come last, in file order.
         """
         if self._order is None:
-            from graphlsp.graph.order import topological_order
-
-            self._order = topological_order(self)
+            nodes = self.nodes
+            self._order = [nodes[i] for i in digraph.topological_indices(self.predecessor_indices())]
         return self._order
+
+    def components(self) -> list[int]:
+        """A strongly connected component id per node index: two nodes share one when each depends on the other."""
+        return digraph.strongly_connected(digraph.successors_of(self.predecessor_indices()))
 
     def cyclic_nodes(self) -> list[Node]:
         """The nodes that lie on a cycle, in file order."""
-        from graphlsp.graph.order import strongly_connected
-
-        comp = strongly_connected(self)
+        comp = self.components()
         sizes: dict[int, int] = {}
         for c in comp:
             sizes[c] = sizes.get(c, 0) + 1

@@ -1,8 +1,8 @@
-"""Order algorithms on one Graph: topological order (Kahn, stable by file order), strongly connected
-components (Tarjan, iterative) and a path along data edges, for naming the nodes of a cycle.
+"""Walks over one Graph built on its order: a path along data edges (for naming the nodes of a cycle) and the
+worklist that revisits nodes in topological order after an edit.
 
-An edge goes from the producer of a value to each node of the same graph that reads it, directly or inside one
-of its subgraphs (an outer-scope read makes the If/Loop/Scan node depend on the value).
+The order itself (Kahn's topological order, Tarjan's components) lives in `graph.digraph`, over index lists,
+and `Graph.topological_order` / `Graph.components` call it; this module sits above `graph.core`.
 """
 
 from __future__ import annotations
@@ -11,99 +11,6 @@ import heapq
 from collections import deque
 
 from graphlsp.graph.core import Graph, Node
-
-
-def predecessor_indices(graph: Graph) -> list[list[int]]:
-    """For each node, the indices of the nodes it reads from (one entry per read, repeats kept)."""
-    out: list[list[int]] = []
-    for node in graph.nodes:
-        preds = []
-        for v in node.inputs:
-            if v is not None and v.producer is not None and v.graph is graph:
-                preds.append(v.producer.index)
-        for v in node.implicit.values():
-            if v.producer is not None and v.graph is graph:
-                preds.append(v.producer.index)
-        out.append(preds)
-    return out
-
-
-def topological_order(graph: Graph) -> list[Node]:
-    nodes = graph.nodes
-    preds = predecessor_indices(graph)
-    if all(p < i for i, ps in enumerate(preds) for p in ps):
-        return list(nodes)  # already in order: the common case, no heap needed
-    indegree = [len(ps) for ps in preds]
-    succ: list[list[int]] = [[] for _ in nodes]
-    for i, ps in enumerate(preds):
-        for p in ps:
-            succ[p].append(i)
-    ready = [i for i, d in enumerate(indegree) if d == 0]
-    heapq.heapify(ready)
-    order: list[Node] = []
-    placed = [False] * len(nodes)
-    while ready:
-        i = heapq.heappop(ready)
-        order.append(nodes[i])
-        placed[i] = True
-        for j in succ[i]:
-            indegree[j] -= 1
-            if indegree[j] == 0:
-                heapq.heappush(ready, j)
-    order.extend(n for n in nodes if not placed[n.index])
-    return order
-
-
-def strongly_connected(graph: Graph) -> list[int]:
-    """A component id per node index; two nodes share an id when each depends on the other."""
-    n = len(graph.nodes)
-    succ: list[list[int]] = [[] for _ in range(n)]
-    for i, ps in enumerate(predecessor_indices(graph)):
-        for p in ps:
-            succ[p].append(i)
-    index = [-1] * n
-    low = [0] * n
-    on_stack = [False] * n
-    comp = [-1] * n
-    stack: list[int] = []
-    counter = 0
-    ncomp = 0
-    for root in range(n):
-        if index[root] != -1:
-            continue
-        work = [(root, 0)]
-        while work:
-            v, k = work.pop()
-            if k == 0:
-                index[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on_stack[v] = True
-            else:
-                w = succ[v][k - 1]
-                low[v] = min(low[v], low[w])
-            descended = False
-            while k < len(succ[v]):
-                w = succ[v][k]
-                k += 1
-                if index[w] == -1:
-                    work.append((v, k))
-                    work.append((w, 0))
-                    descended = True
-                    break
-                if on_stack[w]:
-                    low[v] = min(low[v], index[w])
-            if descended:
-                continue
-            if low[v] == index[v]:
-                while True:
-                    w = stack.pop()
-                    on_stack[w] = False
-                    comp[w] = ncomp
-                    if w == v:
-                        break
-                ncomp += 1
-    return comp
 
 
 def data_path(graph: Graph, start: Node, goal: Node) -> list[Node] | None:

@@ -8,7 +8,7 @@ outputs. Shape functions read inputs, set outputs and report problems through it
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -18,8 +18,7 @@ from graphlsp.infer.dims import Dim
 from graphlsp.infer.types import Shape, TensorType, ValueType, elem_name, shape_str
 
 if TYPE_CHECKING:
-    from graphlsp.graph.core import Graph, Node
-    from graphlsp.infer.refiner import ShapeRefiner
+    from graphlsp.graph.core import Graph, Model, Node, Value
     from graphlsp.ops.signature import OpSignature
 
 Span = tuple[int, int]
@@ -57,6 +56,26 @@ class ShapeProblem:
     detail: str = ""  # the part of the node it is about (`input 1`, `attribute axis`), for models without text
 
 
+class Refiner(Protocol):
+    """What a context, and the shape functions through `ctx.refiner`, may ask of the pass that runs them
+    (`infer.refiner.ShapeRefiner`): the model, the dim unifier, what is known of other values, subgraph
+    inference, and positions. Declared here so that shape functions see the refiner without importing it."""
+
+    model: Model
+    unifier: sh.Unifier
+    values: dict[Value, Inferred]
+
+    def request_value(self, value: Value) -> np.ndarray | None: ...
+
+    def line_of_value(self, value: Value) -> int | None: ...
+
+    def anchor(self, span: tuple[int, int]) -> Anchor: ...
+
+    def infer_subgraph(self, graph: Graph, input_types: list[ValueType]) -> list[ValueType]: ...
+
+    def forget_graph(self, graph: Graph) -> None: ...
+
+
 class InferenceError(Exception):
     """Raised by a shape function after reporting a problem, to stop inferring this node."""
 
@@ -64,7 +83,7 @@ class InferenceError(Exception):
 class InferenceContext:
     def __init__(
         self, node: Node, sig: OpSignature | None, version: int | None, inputs: list[Inferred | None],
-        attrs: dict[str, Any], refiner: ShapeRefiner,
+        attrs: dict[str, Any], refiner: Refiner,
     ) -> None:  # fmt: skip
         self.node = node
         self.sig = sig

@@ -31,6 +31,7 @@ from graphlsp.infer.types import (
     SequenceType,
     TensorType,
     ValueType,
+    declared_type,
     elem_name,
     fully_static,
     type_of_value,
@@ -43,27 +44,6 @@ from graphlsp.ops.signature import OpSignature, signature
 CONST_CAP = 1024  # elements: initializers this small are kept as known values
 MAX_CALL_DEPTH = 32  # function calls inferred through their bodies, one inside another
 _INVALID = ("GL312", "GL313", "GL314")  # errors after which a node's shape rule is not run
-
-
-def declared_type(ty: TypeSpec | None) -> ValueType:
-    """A declared type as a ValueType (dim_params become symbols; a negative dim is unknown)."""
-    if ty is None:
-        return None
-    if ty.kind in ("tensor", "sparse_tensor"):
-        shape = None
-        if ty.dims is not None:
-            shape = tuple(
-                (dm if dm >= 0 else None) if isinstance(dm, int) else (d.symbol(dm) if dm is not None else None)
-                for dm in ty.dims
-            )
-        return TensorType(ty.elem or None, shape, ty.kind == "sparse_tensor")
-    if ty.kind == "seq":
-        return SequenceType(declared_type(ty.arg))
-    if ty.kind == "optional":
-        return OptionalType(declared_type(ty.arg))
-    if ty.kind == "map":
-        return MapType(ty.elem or None, declared_type(ty.arg))
-    return None
 
 
 @dataclass(slots=True)
@@ -106,6 +86,9 @@ class ShapeRefiner:
         # declared dims (value infos, graph outputs) that inference finds as other expressions: (dim, ours, theirs)
         self.declared_conditions: dict[Value, tuple[ValueInfo, list[tuple[int, d.Dim, d.Dim]]]] = {}
         self.touched: set[Node] | None = None  # when a layer above sets it: the nodes inferred since it last looked
+        # what layers above keep across edits for as long as this refiner lives, by layer (a module-level map keyed by
+        # the refiner would keep it alive: the kept state refers to the refiner)
+        self.kept: dict[str, Any] = {}
 
     # ---- public
     def run(self) -> RefineReport:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from onnx import TensorProto
 
+from graphlsp.graph.core import TypeSpec
 from graphlsp.infer import dims as d
 from graphlsp.infer.dims import Dim
 
@@ -121,4 +122,25 @@ def type_of_value(value: object, inferred: ValueType) -> ValueType:
             shape = inner.shape
         elem = inner.elem if isinstance(inner, TensorType) and inner.elem is not None else _elem_of_array(value[0])
         return SequenceType(TensorType(elem, shape))
+    return None
+
+
+def declared_type(ty: TypeSpec | None) -> ValueType:
+    """A declared type as a ValueType (dim_params become symbols; a negative dim is unknown)."""
+    if ty is None:
+        return None
+    if ty.kind in ("tensor", "sparse_tensor"):
+        shape = None
+        if ty.dims is not None:
+            shape = tuple(
+                (dm if dm >= 0 else None) if isinstance(dm, int) else (d.symbol(dm) if dm is not None else None)
+                for dm in ty.dims
+            )
+        return TensorType(ty.elem or None, shape, ty.kind == "sparse_tensor")
+    if ty.kind == "seq":
+        return SequenceType(declared_type(ty.arg))
+    if ty.kind == "optional":
+        return OptionalType(declared_type(ty.arg))
+    if ty.kind == "map":
+        return MapType(ty.elem or None, declared_type(ty.arg))
     return None

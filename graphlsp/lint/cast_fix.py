@@ -35,6 +35,8 @@ def cast_fixes(a: Analysis, f: Finding, targets: list[str]) -> list[tuple[str, l
     outs = [_elem_type(a.refiner.type_of(v)) if v is not None else None for v in node.outputs]
     for spec in targets:
         table = table_for(spec)
+        if not table.checks_kernels:
+            continue
         since = table.since_version(node.domain, node.op_type, node.version)
         if since is None:
             continue

@@ -8,19 +8,28 @@
   its body's nodes need kernels.
 - GL702 ep-fallback: on a GPU target, a node with no kernel there but one on CPU: it runs on CPU, its data
   copied over and back.
-- GL703 runtime-too-old: the model's IR version or an opset import is newer than the target release loads.
+- GL703 runtime-too-old: the model's IR version or an opset import is newer than the target release loads
+  (the current release's limits, or those of the release the target names: `onnxruntime@1.16:cpu`). A target
+  release without a kernel table of its own gets only this rule: no kernel is looked up in another release's.
 
 Nothing is read until a model is checked (the kernel tables load lazily, once)."""
 
 from __future__ import annotations
 
-import weakref
 from typing import TYPE_CHECKING, Any, Literal
 
 from graphlsp.graph import ops as graph_ops
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.types import NAME_BY_ELEM, MapType, OptionalType, SequenceType, TensorType, ValueType
-from graphlsp.runtime.kernels import UNKNOWN, KernelTable, Lookup, cpu_table_for, describe_kernels, table_for
+from graphlsp.runtime.kernels import (
+    PROVIDER_LABELS,
+    UNKNOWN,
+    KernelTable,
+    Lookup,
+    cpu_table_for,
+    describe_kernels,
+    table_for,
+)
 
 if TYPE_CHECKING:
     from graphlsp.graph.core import Graph, Model, Node
@@ -124,12 +133,15 @@ class DeploymentCheck:
         return out
 
     def model_findings(self) -> list[Finding]:
-        return [f for table in self.tables for f in self._too_old(table)]
+        found = {f.message: f for table in self.tables for f in self._too_old(table)}  # cpu and cuda of a release
+        return list(found.values())
 
     def verdicts(self, node: Node) -> list[_Verdict]:
         """What each target says of one node (nothing where it loads)."""
         out = []
         for table in self.tables:
+            if not table.checks_kernels:
+                continue
             try:
                 verdict = self.node_verdict(node, table)
             except Exception:  # a bug of ours must not stop the check: that node stays unproved
@@ -139,20 +151,26 @@ class DeploymentCheck:
         return out
 
     def _too_old(self, table: KernelTable) -> list[Finding]:
-        out = []
+        """One finding per target release: `onnxruntime 1.16 loads IR version up to 9 and ai.onnx opset up to
+        19; this model has IR version 10 and ai.onnx opset 21`."""
+        supports: list[str] = []
+        has: list[str] = []
         limits = table.limits
         ir = self.model.ir_version
         if isinstance(ir, int) and limits.get("ir_version") is not None and ir > limits["ir_version"]:
-            out.append(Finding(RUNTIME_TOO_OLD, f"IR version {ir} is newer than {table.label} loads (up to "
-                               f"{limits['ir_version']})", severity="error"))  # fmt: skip
+            supports.append(f"IR version up to {limits['ir_version']}")
+            has.append(f"IR version {ir}")
         opsets = limits.get("opsets", {})
         for domain, version in sorted(self.model.opset_imports.items()):
             name = domain or "ai.onnx"
             top = opsets.get(name)
             if top is not None and isinstance(version, int) and version > top:
-                out.append(Finding(RUNTIME_TOO_OLD, f"opset {name} {version} is newer than {table.label} loads "
-                                   f"(up to {top})", severity="error"))  # fmt: skip
-        return out
+                supports.append(f"{name} opset up to {top}")
+                has.append(f"{name} opset {version}")
+        if not has:
+            return []
+        message = f"{table.release_label} loads {' and '.join(supports)}; this model has {' and '.join(has)}"
+        return [Finding(RUNTIME_TOO_OLD, message, severity="error")]
 
     def _finding(self, node: Node, v: _Verdict) -> Finding:
         span = node.op_span
@@ -441,7 +459,7 @@ def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
     the refiner inferred again since the last call are looked up again."""
     if not incremental or model.graph is None:
         return DeploymentCheck(model, refiner, targets).findings()
-    state = _STATES.get(refiner)
+    state = refiner.kept.get(__name__)
     if state is None or state.model is not model or state.targets != targets or refiner.touched is None:
         check = DeploymentCheck(model, refiner, targets)
         refiner.touched = set()
@@ -451,7 +469,7 @@ def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
             found = check.verdicts(node)
             if found:
                 state.verdicts[node] = found
-        _STATES[refiner] = state
+        refiner.kept[__name__] = state
     else:
         touched, refiner.touched = refiner.touched, set()
         for node in touched:
@@ -479,14 +497,12 @@ def _order(node: Node) -> tuple[int, ...]:
 class _State:
     """One editor analysis's verdicts, kept across edits (the refiner says which nodes changed)."""
 
-    __slots__ = ("model", "targets", "check", "nodes", "verdicts", "__weakref__")
+    __slots__ = ("model", "targets", "check", "nodes", "verdicts")
 
     def __init__(self, model: Model, targets: list[str], check: DeploymentCheck, nodes: set[Node],
                  verdicts: dict[Node, list[_Verdict]]) -> None:  # fmt: skip
         self.model, self.targets, self.check, self.nodes, self.verdicts = model, targets, check, nodes, verdicts
 
-
-_STATES: weakref.WeakKeyDictionary[ShapeRefiner, _State] = weakref.WeakKeyDictionary()
 
 
 def hover_lines(model: Model, refiner: ShapeRefiner, node: Node, targets: list[str]) -> list[str]:
@@ -499,6 +515,10 @@ def hover_lines(model: Model, refiner: ShapeRefiner, node: Node, targets: list[s
         try:
             table = table_for(spec)
         except TargetError:
+            continue
+        if not table.checks_kernels:
+            out.append(f"- {table.release_label} {PROVIDER_LABELS.get(table.provider, table.provider)}: no kernel "
+                       f"table of this release (only its IR version and opsets are checked)")  # fmt: skip
             continue
         verdict = check.node_verdict(node, table)
         if verdict is not None:

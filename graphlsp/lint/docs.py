@@ -297,7 +297,9 @@ DOCS: dict[str, RuleDoc] = {
     "GL703": RuleDoc(
         "onnxruntime refuses a model whose IR version, or the version of an opset it imports, is newer than the "
         "release supports (`Unsupported model IR version`, `Current official support for domain ai.onnx is till "
-        "opset 28`). The limits are the target release's (the installed onnxruntime's, else the shipped table's).",
+        "opset 28`). The limits are the target release's: the current one's (the installed onnxruntime's, else the "
+        "shipped table's), or those of the release the target names (`onnxruntime@1.16:cpu`), from a table of "
+        "every onnxruntime release.",
         '<ir_version: 15, opset_import: ["" : 21]>\ng (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n',
         "Export with an older opset and IR version (torch.onnx.export(..., opset_version=...)), or upgrade "
         "onnxruntime.",

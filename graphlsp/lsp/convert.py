@@ -135,6 +135,12 @@ def span_range(lines: LineIndex, start: int, end: int, enc: str) -> lsp.Range:
     return lsp.Range(start=position(lines, start, enc), end=position(lines, end, enc))
 
 
+def hover(lines: LineIndex, markdown: str, span: tuple[int, int], enc: str) -> lsp.Hover:
+    """A hover of Markdown text over the span of the text it speaks of."""
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=markdown),
+                     range=span_range(lines, *span, enc))  # fmt: skip
+
+
 def offset(lines: LineIndex, pos: lsp.Position, enc: str) -> int:
     return lines.offset(pos.line, pos.character, enc)
 

@@ -14,7 +14,7 @@ from pygls.protocol import default_converter
 from graphlsp import query
 from graphlsp.lsp import convert, opdocs, views
 from graphlsp.lsp.protocol import ErrorReply, RawJSON
-from graphlsp.lsp.workspace import GraphLspServer, cached, guard
+from graphlsp.lsp.workspace import GraphLspServer, cached, guard, or_library
 
 _CONVERTER = default_converter()
 
@@ -28,9 +28,8 @@ _COMPLETION_KIND = {
 
 
 @guard(None)
+@or_library(opdocs.completion)
 async def completion(ls: GraphLspServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
-    if opdocs.is_library(params.text_document.uri):
-        return await opdocs.completion(ls, params)
     state = await ls.current(params.text_document.uri)
     if state is None or state.analysis is None or state.view is not None:  # nothing is typed into a view
         return None

@@ -12,29 +12,19 @@ from graphlsp import query
 from graphlsp.analysis import Analysis
 from graphlsp.lsp import convert, opdocs
 from graphlsp.lsp.protocol import RawJSON
-from graphlsp.lsp.workspace import GraphLspServer, cached, guard
+from graphlsp.lsp.workspace import GraphLspServer, analysed_at, cached, guard, or_library
 
 log = logging.getLogger("graphlsp.lsp")
 
 
 @guard(None)
+@or_library(opdocs.hover)
 async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None:
-    if opdocs.is_library(params.text_document.uri):
-        return await opdocs.hover(ls, params)
-    state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None:
-        return None
-    a, enc = state.analysis, ls.encoding
-    offset = convert.offset(state.lines, params.position, enc)
+    state, a, enc, offset = await analysed_at(ls, params)
     found = query.hover(a, offset)
     if found is None:
         return None
-    text, (start, end) = found
-    text += _kernel_lines(ls, state.uri, a, offset)
-    return lsp.Hover(
-        contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
-        range=convert.span_range(state.lines, start, end, enc),
-    )
+    return convert.hover(state.lines, found[0] + _kernel_lines(ls, state.uri, a, offset), found[1], enc)
 
 
 def _kernel_lines(ls: GraphLspServer, uri: str, a: Analysis, offset: int) -> str:
@@ -57,11 +47,8 @@ def _kernel_lines(ls: GraphLspServer, uri: str, a: Analysis, offset: int) -> str
 
 @guard(None)
 async def signature_help(ls: GraphLspServer, params: lsp.SignatureHelpParams) -> lsp.SignatureHelp | None:
-    state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None:
-        return None
-    a, enc = state.analysis, ls.encoding
-    found = query.signature_help(a, convert.offset(state.lines, params.position, enc))
+    _, a, _, at = await analysed_at(ls, params)
+    found = query.signature_help(a, at)
     if found is None:
         return None
     info = lsp.SignatureInformation(

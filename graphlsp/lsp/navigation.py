@@ -14,41 +14,29 @@ from graphlsp.analysis import Analysis
 from graphlsp.graph.core import Node
 from graphlsp.lsp import convert, opdocs
 from graphlsp.lsp.protocol import RawJSON
-from graphlsp.lsp.workspace import DocState, GraphLspServer, cached, guard
+from graphlsp.lsp.workspace import DocState, GraphLspServer, analysed_at, cached, guard, or_library
 
 
 @guard(None)
+@or_library(opdocs.definition)
 async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-    if opdocs.is_library(params.text_document.uri):
-        return await opdocs.definition(ls, params)
-    state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None:
-        return None
-    a, enc = state.analysis, ls.encoding
-    span = query.definition(a, convert.offset(state.lines, params.position, enc))
+    state, a, enc, at = await analysed_at(ls, params)
+    span = query.definition(a, at)
     if span is None:  # an op an op library declares: its .onnxop file
-        return opdocs.declaration_location(ls, a, convert.offset(state.lines, params.position, enc))
+        return opdocs.declaration_location(ls, a, at)
     return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc))
 
 
 @guard([])
 async def references(ls: GraphLspServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
-    state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None:
-        return []
-    a, enc = state.analysis, ls.encoding
-    at = convert.offset(state.lines, params.position, enc)
+    state, a, enc, at = await analysed_at(ls, params)
     spans = query.references(a, at, params.context.include_declaration)
     return [lsp.Location(uri=state.uri, range=convert.span_range(state.lines, s, e, enc)) for s, e in spans]
 
 
 @guard([])
 async def highlight(ls: GraphLspServer, params: lsp.DocumentHighlightParams) -> list[lsp.DocumentHighlight]:
-    state = await ls.current(params.text_document.uri)
-    if state is None or state.analysis is None:
-        return []
-    a, enc = state.analysis, ls.encoding
-    at = convert.offset(state.lines, params.position, enc)
+    state, a, enc, at = await analysed_at(ls, params)
     return [
         lsp.DocumentHighlight(range=convert.span_range(state.lines, s, e, enc))
         for s, e in query.references(a, at, True)
@@ -126,9 +114,8 @@ def _symbols_json(state: DocState, enc: str) -> str:
 
 
 @guard([])
+@or_library(opdocs.document_symbols)
 async def document_symbols(ls: GraphLspServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol] | RawJSON:
-    if opdocs.is_library(params.text_document.uri):
-        return await opdocs.document_symbols(ls, params)
     state = await ls.current_heavy(params.text_document.uri)
     if state is None or state.analysis is None:
         return []

@@ -29,7 +29,7 @@ from graphlsp.analysis import Analysis
 from graphlsp.files import read_regular_text
 from graphlsp.lsp import convert
 from graphlsp.lsp.diagnostics import publish_if_latest
-from graphlsp.lsp.workspace import DocState, GraphLspServer, OpState, is_library, refresh_support
+from graphlsp.lsp.workspace import AtPosition, DocState, GraphLspServer, NoAnswer, OpState, is_library, refresh_support
 from graphlsp.lsp.workspace import library_path as _path
 from graphlsp.oplib import model as m
 from graphlsp.oplib import query as oq
@@ -166,39 +166,33 @@ def _finished(task: asyncio.Future[None]) -> None:
         log.error("closing an op library document failed", exc_info=task.exception())
 
 
-# ---- features
-async def _document(ls: GraphLspServer, uri: str) -> tuple[DocState, oq.OpDocument] | None:
+# ---- features (each raises NoAnswer, which the calling handler's guard answers with its default, when the document
+# has no analysis of its current text)
+async def _document(ls: GraphLspServer, uri: str) -> tuple[DocState, oq.OpDocument]:
     state = await ls.current(uri)
     ops = state.library if state is not None else None
     if state is None or not isinstance(ops, OpState) or ops.doc is None or ops.doc.text != state.text:
-        return None
+        raise NoAnswer
     return state, ops.doc
 
 
-async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None:
-    found = await _document(ls, params.text_document.uri)
-    if found is None:
-        return None
-    state, doc = found
+async def _document_at(ls: GraphLspServer, params: AtPosition) -> tuple[DocState, oq.OpDocument, str, int]:
+    """The document, its analysis, the position encoding and the offset the request's position names."""
+    state, doc = await _document(ls, params.text_document.uri)
     enc = ls.encoding
-    answer = oq.hover(doc, convert.offset(state.lines, params.position, enc))
-    if answer is None:
-        return None
-    text, (start, end) = answer
-    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
-                     range=convert.span_range(state.lines, start, end, enc))  # fmt: skip
+    return state, doc, enc, convert.offset(state.lines, params.position, enc)
+
+
+async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    state, doc, enc, at = await _document_at(ls, params)
+    answer = oq.hover(doc, at)
+    return convert.hover(state.lines, *answer, enc) if answer is not None else None
 
 
 async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-    found = await _document(ls, params.text_document.uri)
-    if found is None:
-        return None
-    state, doc = found
-    enc = ls.encoding
-    span = oq.definition(doc, convert.offset(state.lines, params.position, enc))
-    if span is None:
-        return None
-    return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc))
+    state, doc, enc, at = await _document_at(ls, params)
+    span = oq.definition(doc, at)
+    return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc)) if span is not None else None
 
 
 _COMPLETION_KIND = {
@@ -216,11 +210,8 @@ _COMPLETION_KIND = {
 
 
 async def completion(ls: GraphLspServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
-    found = await _document(ls, params.text_document.uri)
-    if found is None:
-        return None
-    state, doc = found
-    items = oq.completions(doc, convert.offset(state.lines, params.position, ls.encoding))
+    _, doc, _, at = await _document_at(ls, params)
+    items = oq.completions(doc, at)
     return lsp.CompletionList(is_incomplete=False, items=[
         lsp.CompletionItem(label=c.label, kind=_COMPLETION_KIND.get(c.kind), detail=c.detail or None) for c in items
     ])  # fmt: skip
@@ -237,10 +228,7 @@ _SYMBOL_KIND = {
 
 
 async def document_symbols(ls: GraphLspServer, params: lsp.DocumentSymbolParams) -> list[lsp.DocumentSymbol]:
-    found = await _document(ls, params.text_document.uri)
-    if found is None:
-        return []
-    state, doc = found
+    state, doc = await _document(ls, params.text_document.uri)
     enc = ls.encoding
 
     def one(s: oq.OpSymbol) -> lsp.DocumentSymbol:

@@ -94,6 +94,25 @@ class GraphLspProtocol(LanguageServerProtocol):
                 why = f"{type(e).__name__}: {e}"
             return _Unreadable(msg_id, method, JsonRpcInvalidParams(f"invalid params for {method}: {why}"))
 
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
+        """pygls runs each notification's handler, and each handler a generator handler yields to (every command
+        passes through one), under a fresh id in `_request_futures`, and only a client's request id is ever taken
+        out again: each result stayed there for the server's lifetime (a rendered view, half a megabyte a time).
+        Those ids are noted here, and the finished ones taken out at the next handler (not from a done-callback:
+        shutdown cancels every future while it walks the dict, and a cancelled one calls its callbacks at once)."""
+        inner: set[Any] | None = getattr(self, "_inner_ids", None)
+        if inner is None:
+            inner = set()
+            self._inner_ids = inner
+        for key in list(inner):
+            future = self._request_futures.get(key)
+            if future is None or future.done():
+                inner.discard(key)
+                self._request_futures.pop(key, None)
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        if getattr(callback, "func", None) != self._send_handler_result:  # not a client's request: its id is ours
+            inner.add(msg_id)
+
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Unreadable):
             log.warning("%s", message.error.message)

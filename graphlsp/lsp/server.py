@@ -19,6 +19,8 @@ Below them: `workspace` (documents, worker, settings), `convert` (positions, dia
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 from lsprotocol import types as lsp
 
@@ -28,45 +30,46 @@ from graphlsp.lsp.workspace import DocState, GraphLspServer
 
 server = GraphLspServer()
 
-server.feature(lsp.INITIALIZE)(session.initialize)
-server.feature(lsp.INITIALIZED)(session.initialized)
-server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)(session.configuration_changed)
-
-server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)(documents.did_open)
-server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)(documents.did_change)
-server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)(documents.watched_files_changed)
-server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)(documents.did_close)
-server.feature(
-    lsp.TEXT_DOCUMENT_DIAGNOSTIC,
-    lsp.DiagnosticOptions(identifier="graphlsp", inter_file_dependencies=False, workspace_diagnostics=False),
-)(diagnostics.pull_diagnostics)
-
-server.feature(lsp.TEXT_DOCUMENT_HOVER)(hover.hover)
-server.feature(lsp.TEXT_DOCUMENT_DEFINITION)(navigation.definition)
-server.feature(lsp.TEXT_DOCUMENT_REFERENCES)(navigation.references)
-server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT)(navigation.highlight)
-server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(navigation.document_symbols)
-server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT)(hover.inlay_hints)
-server.feature(lsp.TEXT_DOCUMENT_FOLDING_RANGE)(navigation.folding)
-server.feature(lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, hover.SEMANTIC_LEGEND)(hover.semantic_tokens)
-server.feature(lsp.TEXT_DOCUMENT_RENAME)(edits.rename)
-server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["<", "(", ",", "="]))(
-    edits.completion
-)
-server.feature(lsp.WORKSPACE_SYMBOL)(navigation.workspace_symbols)
-server.feature(
-    lsp.TEXT_DOCUMENT_CODE_ACTION,
-    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source, edits.FOLD_ALL]),
-)(edits.code_actions)
-server.feature(lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]))(
-    hover.signature_help
-)
-server.feature(lsp.TEXT_DOCUMENT_FORMATTING)(edits.formatting)
-
-server.feature(graphs.GRAPH)(graphs.graph)
-server.command(views.RENDER)(commands.render_view)
-server.command(views.SAVE_AS_TEXT)(commands.save_view_as_text)
-server.command(views.FOLD_BINARY)(commands.fold_binary)
+# (method, its options, its handler): every request and notification the server answers
+FEATURES: list[tuple[str, Any, Callable[..., Any]]] = [
+    (lsp.INITIALIZE, None, session.initialize),
+    (lsp.INITIALIZED, None, session.initialized),
+    (lsp.WORKSPACE_DID_CHANGE_CONFIGURATION, None, session.configuration_changed),
+    (lsp.TEXT_DOCUMENT_DID_OPEN, None, documents.did_open),
+    (lsp.TEXT_DOCUMENT_DID_CHANGE, None, documents.did_change),
+    (lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES, None, documents.watched_files_changed),
+    (lsp.TEXT_DOCUMENT_DID_CLOSE, None, documents.did_close),
+    (lsp.TEXT_DOCUMENT_DIAGNOSTIC,
+     lsp.DiagnosticOptions(identifier="graphlsp", inter_file_dependencies=False, workspace_diagnostics=False),
+     diagnostics.pull_diagnostics),
+    (lsp.TEXT_DOCUMENT_HOVER, None, hover.hover),
+    (lsp.TEXT_DOCUMENT_DEFINITION, None, navigation.definition),
+    (lsp.TEXT_DOCUMENT_REFERENCES, None, navigation.references),
+    (lsp.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, None, navigation.highlight),
+    (lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL, None, navigation.document_symbols),
+    (lsp.TEXT_DOCUMENT_INLAY_HINT, None, hover.inlay_hints),
+    (lsp.TEXT_DOCUMENT_FOLDING_RANGE, None, navigation.folding),
+    (lsp.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, hover.SEMANTIC_LEGEND, hover.semantic_tokens),
+    (lsp.TEXT_DOCUMENT_RENAME, None, edits.rename),
+    (lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["<", "(", ",", "="]), edits.completion),
+    (lsp.WORKSPACE_SYMBOL, None, navigation.workspace_symbols),
+    (lsp.TEXT_DOCUMENT_CODE_ACTION,
+     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.Source, edits.FOLD_ALL]),
+     edits.code_actions),
+    (lsp.TEXT_DOCUMENT_SIGNATURE_HELP, lsp.SignatureHelpOptions(trigger_characters=["(", ","]), hover.signature_help),
+    (lsp.TEXT_DOCUMENT_FORMATTING, None, edits.formatting),
+    (graphs.GRAPH, None, graphs.graph),
+]  # fmt: skip
+# workspace/executeCommand: (command, the handler), in the order the server's capabilities list them
+COMMANDS: list[tuple[str, Callable[..., Any]]] = [
+    (views.RENDER, commands.render_view),
+    (views.SAVE_AS_TEXT, commands.save_view_as_text),
+    (views.FOLD_BINARY, commands.fold_binary),
+]
+for method, options, handler in FEATURES:
+    server.feature(method, options)(handler)
+for command, handler in COMMANDS:
+    server.command(command)(handler)
 
 
 def serve(tcp: str | None = None) -> None:

@@ -18,11 +18,11 @@ import functools
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
@@ -322,6 +322,8 @@ def guard(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             async def run_async(*args: Any) -> Any:
                 try:
                     return await fn(*args)
+                except NoAnswer:
+                    return default
                 except Exception:
                     log.exception("%s failed", fn.__name__)
                     return default
@@ -332,9 +334,27 @@ def guard(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         def run(*args: Any) -> Any:
             try:
                 return fn(*args)
+            except NoAnswer:
+                return default
             except Exception:
                 log.exception("%s failed", fn.__name__)
                 return default
+
+        return run
+
+    return wrap
+
+
+def or_library(handler: Callable[..., Awaitable[Any]]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A model request's handler that hands an op library document (`*.onnxop`) on to `handler`
+    (graphlsp/lsp/opdocs.py)."""
+
+    def wrap(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        async def run(ls: GraphLspServer, params: Any) -> Any:
+            if is_library(params.text_document.uri):
+                return await handler(ls, params)
+            return await fn(ls, params)
 
         return run
 
@@ -346,6 +366,31 @@ def refresh_support(ls: GraphLspServer, kind: str) -> bool:
     workspace = getattr(getattr(ls.protocol, "client_capabilities", None), "workspace", None)
     attr = {"diagnostics": "diagnostics", "inlayHint": "inlay_hint", "semanticTokens": "semantic_tokens"}[kind]
     return bool(getattr(getattr(workspace, attr, None), "refresh_support", False))
+
+
+class NoAnswer(Exception):
+    """Raised inside a handler when there is nothing to answer (the document is not open, or has no analysis): the
+    request is answered with the handler's default (`guard`), and nothing is logged."""
+
+
+class AtPosition(Protocol):
+    """The params of a request at a place in a document (hover, definition, completion...)."""
+
+    @property
+    def text_document(self) -> lsp.TextDocumentIdentifier: ...
+
+    @property
+    def position(self) -> lsp.Position: ...
+
+
+async def analysed_at(ls: GraphLspServer, params: AtPosition) -> tuple[DocState, Analysis, str, int]:
+    """A request's document once its queued changes are applied, its analysis, the position encoding and the offset
+    the request's position names. Raises NoAnswer when the document is not open or has no analysis."""
+    state = await ls.current(params.text_document.uri)
+    if state is None or state.analysis is None:
+        raise NoAnswer
+    enc = ls.encoding
+    return state, state.analysis, enc, convert.offset(state.lines, params.position, enc)
 
 
 def cached(state: DocState, key: str, make: Callable[[], T]) -> T:

@@ -270,31 +270,37 @@ class _Checker:
             self.expr(e, "with")
 
 
-def walk(e: m.Expr) -> Iterator[m.Expr]:
-    yield e
+def children(e: m.Expr) -> Iterator[tuple[m.Expr, bool]]:
+    """The expressions directly inside `e`, in source order, each with whether it names an input, output or
+    attribute (the first argument of has/rank/dim/len/value) rather than standing for a value. The one walk over
+    the op DSL's expressions: `walk` here and the editor's name lookup (`query._names`) both go through it."""
     if isinstance(e, m.Call):
-        if e.fn in NAMED:  # the first argument names an input, not a value
-            for a in e.args[1:]:
-                yield from walk(a)
-            return
-        for a in e.args:
-            yield from walk(a)
+        for i, a in enumerate(e.args):
+            yield a, i == 0 and e.fn in NAMED
     elif isinstance(e, m.Index):
-        yield from walk(e.base)
-        yield from walk(e.index)
+        yield e.base, False
+        yield e.index, False
     elif isinstance(e, (m.BinOp, m.Compare, m.BoolOp)):
-        yield from walk(e.left)
-        yield from walk(e.right)
+        yield e.left, False
+        yield e.right, False
     elif isinstance(e, (m.Neg, m.Not)):
-        yield from walk(e.arg)
+        yield e.arg, False
     elif isinstance(e, m.MemberOf):
-        yield from walk(e.arg)
+        yield e.arg, False
         for o in e.options:
-            yield from walk(o)
+            yield o, False
     elif isinstance(e, m.Cond):
-        yield from walk(e.test)
-        yield from walk(e.then)
-        yield from walk(e.other)
+        yield e.test, False
+        yield e.then, False
+        yield e.other, False
+
+
+def walk(e: m.Expr) -> Iterator[m.Expr]:
+    """`e` and every expression inside it that stands for a value (a name that names an input is left out)."""
+    yield e
+    for sub, naming in children(e):
+        if not naming:
+            yield from walk(sub)
 
 
 def _default_problem(type_name: str, value: object) -> str:

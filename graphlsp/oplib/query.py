@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphlsp.oplib import model as m
-from graphlsp.oplib.checker import ATTR_TYPES, FUNCTIONS, NAMED, check_library, element_types
+from graphlsp.oplib.checker import ATTR_TYPES, FUNCTIONS, NAMED, check_library, children, element_types
 from graphlsp.oplib.parser import ITEM_KEYWORDS, MEMBER_KEYWORDS, SYNTAX, _tokens, parse_library
 
 Span = tuple[int, int]
@@ -103,25 +103,8 @@ def _names(e: m.Expr, naming: bool = False) -> Iterator[tuple[m.Expr, bool]]:
     input, output or attribute)."""
     if isinstance(e, (m.Name, m.Call)):
         yield e, naming
-    if isinstance(e, m.Call):
-        for i, a in enumerate(e.args):
-            yield from _names(a, i == 0 and e.fn in NAMED)
-    elif isinstance(e, m.Index):
-        yield from _names(e.base)
-        yield from _names(e.index)
-    elif isinstance(e, (m.BinOp, m.Compare, m.BoolOp)):
-        yield from _names(e.left)
-        yield from _names(e.right)
-    elif isinstance(e, (m.Neg, m.Not)):
-        yield from _names(e.arg)
-    elif isinstance(e, m.MemberOf):
-        yield from _names(e.arg)
-        for o in e.options:
-            yield from _names(o)
-    elif isinstance(e, m.Cond):
-        yield from _names(e.test)
-        yield from _names(e.then)
-        yield from _names(e.other)
+    for sub, names in children(e):
+        yield from _names(sub, names)
 
 
 def _occurrences(op: m.OpDecl) -> list[_Occ]:

@@ -20,8 +20,7 @@ from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim
-from graphlsp.infer.refiner import declared_type
-from graphlsp.infer.types import MapType, OptionalType, SequenceType, TensorType, ValueType, type_str
+from graphlsp.infer.types import MapType, OptionalType, SequenceType, TensorType, ValueType, declared_type, type_str
 from graphlsp.ops.registry import shape_fn
 
 MAX_ROUNDS = 4  # relaxation rounds before loop-carried shapes are dropped altogether

@@ -4,7 +4,6 @@ ai.onnx ops no other family covers, registered through `fallback_fn` so a family
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 from onnx import TensorProto
@@ -16,18 +15,13 @@ from graphlsp.infer.dims import Dim
 from graphlsp.ops import registry
 from graphlsp.ops.registry import ShapeFn, shape_fn
 
-_OTHER_FAMILIES = ("elementwise", "math", "nn", "tensor", "reduction", "controlflow", "sequence", "generator")
+_OTHER_FAMILIES = registry.FAMILIES[: registry.FAMILIES.index("misc")]  # the families listed before this one
 
 
 def fallback_fn(*ops: str, since: int = 1) -> Callable[[ShapeFn], ShapeFn]:
     """Register a shape function for those of `ops` that no other family registers (imported first here, so
     the answer does not depend on import order)."""
-    for family in _OTHER_FAMILIES:
-        try:
-            importlib.import_module(f"graphlsp.ops.{family}")
-        except ModuleNotFoundError as e:
-            if e.name != f"graphlsp.ops.{family}":
-                raise
+    registry.import_families(_OTHER_FAMILIES)
 
     def register(fn: ShapeFn) -> ShapeFn:
         free = [op for op in ops if ("", op) not in registry._REGISTRY]

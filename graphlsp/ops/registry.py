@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -19,7 +19,11 @@ if TYPE_CHECKING:
 ShapeFn = Callable[["InferenceContext"], None]
 
 FAMILIES = [
-    "elementwise", "math", "nn", "tensor", "reduction", "controlflow", "sequence", "generator", "misc", "ml",
+    "elementwise", "math", "nn",
+    "casts", "reshape", "concat", "indexing", "padding", "resize", "selection",  # the tensor ops
+    "reduction", "controlflow", "sequence", "generator",
+    "misc",  # the ops no family before it covers (`misc.fallback_fn`)
+    "ml",
     "contrib",  # Python rules behind op-library declarations (`shape python`)
 ]  # fmt: skip
 
@@ -41,17 +45,23 @@ def shape_fn(*ops: str, since: int = 1, domain: str = "") -> Callable[[ShapeFn],
     return register
 
 
-def load_all() -> None:
-    """Import every family module (each registers its shape functions on import)."""
-    global _loaded
-    if _loaded:
-        return
-    for family in FAMILIES:
+def import_families(families: Iterable[str]) -> None:
+    """Import the named family modules (each registers its shape functions on import); one that is not there is
+    passed over."""
+    for family in families:
         try:
             importlib.import_module(f"graphlsp.ops.{family}")
         except ModuleNotFoundError as e:
             if e.name != f"graphlsp.ops.{family}":
                 raise
+
+
+def load_all() -> None:
+    """Import every family module."""
+    global _loaded
+    if _loaded:
+        return
+    import_families(FAMILIES)
     _loaded = True
 
 

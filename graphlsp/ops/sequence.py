@@ -17,7 +17,7 @@ from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim
-from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, elem_name, type_str
+from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, declared_type, elem_name, type_str
 from graphlsp.ops.controlflow import relax_type, subgraph, weaken
 from graphlsp.ops.registry import shape_fn
 
@@ -297,8 +297,6 @@ def optional(ctx: InferenceContext) -> None:
         return
     tp = ctx.attr("type")
     if tp is not None:
-        from graphlsp.infer.refiner import declared_type
-
         ctx.set_output_type(0, OptionalType(declared_type(tp)))
 
 

@@ -16,24 +16,38 @@ optimizer writes as `[0, 0, 4, 16]`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from graphlsp.graph.core import Node, Value
+from graphlsp.graph.core import Model, Node, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.graph.order import Worklist
 from graphlsp.infer import dims as d
 from graphlsp.infer.types import TensorType, shape_str
 from graphlsp.runner import tensors
-from graphlsp.runner.runner import CACHE_LIMIT, is_random
+from graphlsp.runner.runner import CACHE_LIMIT, Runner, is_random
 
 if TYPE_CHECKING:
-    from graphlsp.analysis import Analysis
+    from graphlsp.infer.refiner import ShapeRefiner
 
 CONSTANT = "constant"  # GL401: the node's outputs are compile-time constants
 RESHAPE_TARGET = "reshape-target"  # GL402: a shape value only Reshape reads, constant with 0 and -1
 FOLDABLE, RESHAPE_FOLDABLE, EVAL_ERROR = "GL401", "GL402", "GL403"
+
+
+class Analysed(Protocol):
+    """What a fold plan reads of an analysis (`analysis.Analysis`, `analysis.ModelAnalysis`): the model, its
+    shape inference and the runner that computes its values."""
+
+    @property
+    def model(self) -> Model: ...
+
+    @property
+    def refiner(self) -> ShapeRefiner: ...
+
+    @property
+    def runner(self) -> Runner: ...
 
 
 @dataclass(slots=True)
@@ -74,19 +88,19 @@ class FoldPlan:
     changed constness or value, so an edit costs its cone rather than the whole graph.
     """
 
-    def __init__(self, a: Analysis) -> None:
+    def __init__(self, a: Analysed) -> None:
         self.folds: dict[Node, Fold] = {}
         self._hints: list[tuple[Node, str, str]] | None = None
         self._finder = _Finder(a, self)
 
     @classmethod
-    def of(cls, a: Analysis) -> FoldPlan:
+    def of(cls, a: Analysed) -> FoldPlan:
         plan = cls(a)
         if a.model.graph is not None:
             plan._finder.run()
         return plan
 
-    def update(self, a: Analysis, nodes: list[Node]) -> int:
+    def update(self, a: Analysed, nodes: list[Node]) -> int:
         """Re-examine after an edit that kept the graph's structure; returns how many nodes were visited."""
         self._finder.rebind(a)
         visited = self._finder.update(nodes)
@@ -160,7 +174,7 @@ class FoldPlan:
 
 
 class _Finder:
-    def __init__(self, a: Analysis, plan: FoldPlan) -> None:
+    def __init__(self, a: Analysed, plan: FoldPlan) -> None:
         self.plan = plan
         self.rebind(a)
         ir = a.model.ir_version
@@ -171,7 +185,7 @@ class _Finder:
         self.changed = False  # whether the last update changed any fold
         self._order: dict[Node, int] = {}
 
-    def rebind(self, a: Analysis) -> None:
+    def rebind(self, a: Analysed) -> None:
         self.a = a
         self.runner = a.runner
         self.refiner = a.refiner

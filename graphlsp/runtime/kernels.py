@@ -10,7 +10,11 @@ node to a kernel (onnxruntime/core/framework/kernel_registry.cc):
 
 Tables come, for each target, from the installed onnxruntime when it registers that provider (read once per
 onnxruntime version and cached in the user's cache folder), else from the tables shipped in
-graphlsp/runtime/tables/ (tools/ort_kernel_tables.py makes them). Nothing is read until a check asks."""
+graphlsp/runtime/tables/ (tools/ort_kernel_tables.py makes them). Nothing is read until a check asks.
+
+A target may name a release (`onnxruntime@1.16:cpu`): its load limits (newest IR version and opsets) come from
+the releases table (tools/ort_release_table.py); its kernels are looked up only when a kernel table of that very
+release is at hand, never guessed from another release's."""
 
 from __future__ import annotations
 
@@ -36,32 +40,56 @@ class TargetError(ValueError):
 
 
 class Target:
-    """`onnxruntime:cpu`: a runtime and one of its execution providers."""
+    """`onnxruntime:cpu`, `onnxruntime@1.16:cpu`: a runtime, optionally one of its releases (major.minor; none:
+    the current one), and one of its execution providers."""
 
-    __slots__ = ("runtime", "provider")
+    __slots__ = ("runtime", "provider", "release")
 
-    def __init__(self, runtime: str, provider: str) -> None:
+    def __init__(self, runtime: str, provider: str, release: str | None = None) -> None:
         self.runtime = runtime  # "onnxruntime"
         self.provider = provider  # "cpu", "cuda", "dml"
+        self.release = release  # "1.16", or None
 
     @property
     def spec(self) -> str:
-        return f"{self.runtime}:{self.provider}"
+        at = f"@{self.release}" if self.release else ""
+        return f"{self.runtime}{at}:{self.provider}"
 
 
 def parse_target(spec: str) -> Target:
-    runtime, _, provider = spec.strip().lower().partition(":")
+    head, _, provider = spec.strip().lower().partition(":")
+    runtime, at, release = head.partition("@")
     if runtime != "onnxruntime":
-        raise TargetError(f"unknown target '{spec}': targets are onnxruntime:<provider> (cpu, cuda, dml)")
+        raise TargetError(f"unknown target '{spec}': targets are onnxruntime[@<release>]:<provider> (cpu, cuda, "
+                          "dml)")  # fmt: skip
     provider = provider.removesuffix("executionprovider") or "cpu"
-    return Target(runtime, provider)
+    if not at:
+        return Target(runtime, provider)
+    short = short_version(release)
+    if short not in releases():
+        known = list(releases())
+        raise TargetError(f"unknown onnxruntime release '{release}' in '{spec}': the releases table knows "
+                          f"{known[0]} to {known[-1]}")  # fmt: skip
+    return Target(runtime, provider, short)
+
+
+def short_version(version: str) -> str:
+    """`1.16.3` -> `1.16`"""
+    return ".".join(version.strip().split(".")[:2])
+
+
+@functools.cache
+def releases() -> dict[str, dict[str, Any]]:
+    """onnxruntime releases (major.minor, oldest first) -> {"ir_version": n, "opsets": {domain: n}, "from": ...}."""
+    data: dict[str, dict[str, Any]] = json.loads((TABLES / "onnxruntime-releases.json").read_text())["releases"]
+    return data
 
 
 def known_target(spec: str) -> str:
     """The target's canonical name (`onnxruntime:cpu`) when a table describes it (shipped, or the installed
     onnxruntime's providers by name: none of its tables is read). Raises TargetError."""
     target = parse_target(spec)
-    if (TABLES / f"onnxruntime-{target.provider}.json").is_file():
+    if target.provider in shipped_providers():
         return target.spec
     from graphlsp.runtime.installed import PROVIDER_NAMES
 
@@ -96,13 +124,29 @@ class KernelTable:
         self.kernels: dict[str, dict[str, list[list[Any]]]] = kernels
         self.schemas: dict[str, dict[str, dict[str, dict[str, list[list[Any]]]]]] = data["schemas"]
         self.limits: dict[str, Any] = data.get("limits", {})
+        # the release the limits are those of (the current one, for a target without a release)
+        self.release = short_version(data.get("limits_version", self.version))
+        self.checks_kernels = True  # False: a target release no kernel table describes (only its limits apply)
         self._since: dict[tuple[str, str], list[int]] = {}
 
     @property
     def label(self) -> str:
         """`onnxruntime 1.32 CPU`"""
-        short = ".".join(self.version.split(".")[:2])
-        return f"{self.runtime} {short} {PROVIDER_LABELS.get(self.provider, self.provider)}"
+        return f"{self.runtime} {short_version(self.version)} {PROVIDER_LABELS.get(self.provider, self.provider)}"
+
+    @property
+    def release_label(self) -> str:
+        """`onnxruntime 1.16`: the release whose limits apply."""
+        return f"{self.runtime} {self.release}"
+
+    def for_release(self, release: str) -> KernelTable:
+        """This table for a target naming a release: that release's limits; kernels only if they are its own."""
+        out = KernelTable.__new__(KernelTable)
+        out.__dict__.update(self.__dict__)
+        out.release = release
+        out.limits = {k: v for k, v in releases()[release].items() if k != "from"}
+        out.checks_kernels = short_version(self.version) == release
+        return out
 
     def knows(self, domain: str) -> bool:
         return domain in self.schemas or domain in self.kernels
@@ -218,7 +262,7 @@ def installed_table() -> dict[str, Any] | None:
     return got
 
 
-FORMAT = 1  # of the cached and shipped tables
+FORMAT = 2  # of the cached and shipped tables (2: the limits probe accepts a missing Identity kernel)
 
 
 @functools.cache
@@ -228,24 +272,37 @@ def shipped_common() -> dict[str, Any]:
 
 
 def shipped_providers() -> list[str]:
-    return sorted(p.stem.removeprefix("onnxruntime-") for p in TABLES.glob("onnxruntime-*.json"))
+    return sorted(p.stem.removeprefix("onnxruntime-") for p in TABLES.glob("onnxruntime-*.json")
+                  if p.stem != "onnxruntime-releases")  # fmt: skip
 
 
 @functools.cache
 def table_for(spec: str) -> KernelTable:
-    """The kernel table of a target (`onnxruntime:cpu`). Raises TargetError for a target nothing describes."""
+    """The kernel table of a target (`onnxruntime:cpu`, `onnxruntime@1.16:cpu`). Raises TargetError for a target
+    nothing describes. For a target naming a release: the installed or shipped table of that release if there is
+    one, else a table that checks only the release's limits (`checks_kernels` False)."""
     target = parse_target(spec)
     installed = installed_table()
     if installed is not None and target.provider in installed["providers"]:
-        return KernelTable(installed, target.provider, installed["providers"][target.provider])
-    path = TABLES / f"onnxruntime-{target.provider}.json"
-    if not path.is_file():
+        table = KernelTable(installed, target.provider, installed["providers"][target.provider])
+        if target.release is None or short_version(table.version) == target.release:
+            return table if target.release is None else table.for_release(target.release)
+    shipped = _shipped_table(target.provider)
+    if shipped is None:
         known = ", ".join(f"onnxruntime:{p}" for p in shipped_providers())
         raise TargetError(f"unknown target '{spec}': known targets are {known}")
+    return shipped if target.release is None else shipped.for_release(target.release)
+
+
+def _shipped_table(provider: str) -> KernelTable | None:
+    path = TABLES / f"onnxruntime-{provider}.json"
+    if provider == "releases" or not path.is_file():
+        return None
     common = shipped_common()
     data = json.loads(path.read_text())
-    merged = {**common, "version": data.get("version", common["version"]), "source": data.get("source", "")}
-    return KernelTable(merged, target.provider, data["kernels"])
+    merged = {**common, "version": data.get("version", common["version"]), "source": data.get("source", ""),
+              "limits_version": common["version"]}  # fmt: skip
+    return KernelTable(merged, provider, data["kernels"])
 
 
 def cpu_table_for(spec: str) -> KernelTable | None:

@@ -43,7 +43,7 @@ from graphlsp.graph.core import (
     ValueInfo,
 )
 from graphlsp.graph.findings import Finding
-from graphlsp.graph.order import data_path, strongly_connected
+from graphlsp.graph.order import data_path
 from graphlsp.graph.resolve import SUGGESTED_OPSET, resolve_op
 from graphlsp.graph.suggest import Suggester
 from graphlsp.graph.tensor import Tensor, TensorError, location_problem
@@ -731,7 +731,7 @@ class _Builder:
                           "it loads the model", piece, span(piece, vi.name))  # fmt: skip
 
     def _order_findings(self, g: Graph, back: list[_BackUse]) -> None:
-        comp = strongly_connected(g)
+        comp = g.components()
         for holder, v, piece, el in back:
             producer = v.producer
             assert producer is not None and v.span is not None

@@ -1,6 +1,7 @@
 -- The plugin's configuration pieces, checked headless without a server (test_nvim.py):
 --   nvim --headless --clean --cmd 'set rtp^=editors/nvim' -c 'luafile tests/editors/nvim_config.lua'
 -- GRAPHLSP_PROJECT is a folder with a pyproject.toml and a model in a subfolder; the result goes to GRAPHLSP_RESULT.
+local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/nvim_helpers.lua')
 local result = {}
 
 local function check()
@@ -59,11 +60,4 @@ local function check()
   }
 end
 
-local ok, err = xpcall(check, debug.traceback)
-if not ok then
-  result.error = tostring(err)
-end
-local f = assert(io.open(vim.env.GRAPHLSP_RESULT, 'w'))
-f:write(vim.json.encode(result))
-f:close()
-vim.cmd(ok and 'qall!' or 'cquit! 1')
+H.run(result, check)

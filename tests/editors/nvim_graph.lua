@@ -3,56 +3,31 @@
 -- GRAPHLSP_CMD: the server command (JSON array); GRAPHLSP_FILE: a text model (edited, not saved, before the
 -- graph); GRAPHLSP_BINARY: a binary model; GRAPHLSP_OUT: a folder for the pages; GRAPHLSP_RESULT: where the JSON
 -- result goes. vim.ui.open is recorded instead of starting a browser. Every wait has a timeout.
-local TIMEOUT = tonumber(vim.env.GRAPHLSP_TIMEOUT_MS or '20000')
-local result = { steps = {}, opened = {}, messages = {} }
-
-local function step(name, value)
-  result.steps[#result.steps + 1] = name
-  if value ~= nil then
-    result[name] = value
-  end
-end
-
-local function wait_for(what, predicate)
-  if not vim.wait(TIMEOUT, predicate, 20) then
-    error('timed out after ' .. TIMEOUT .. ' ms waiting for ' .. what, 0)
-  end
-end
+local H = dofile(vim.fs.dirname(debug.getinfo(1, 'S').source:sub(2)) .. '/nvim_helpers.lua')
+local result, step = H.result({ opened = {}, messages = {} })
 
 vim.ui.open = function(path)
   result.opened[#result.opened + 1] = path
   return { wait = function() end }, nil
 end
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  result.messages[#result.messages + 1] = msg
-  return notify(msg, level, opts)
-end
-
-local function attached(buf)
-  wait_for('the graphlsp client to attach', function()
-    local c = vim.lsp.get_clients({ bufnr = buf, name = 'graphlsp' })[1]
-    return c ~= nil and c.initialized == true
-  end)
-end
+H.record_messages(result.messages)
 
 local function graph(args)
   local before = #result.opened
   vim.cmd('GraphlspGraph ' .. args)
-  wait_for('the page to be written and opened', function()
+  H.wait_for('the page to be written and opened', function()
     return #result.opened > before
   end)
   return result.opened[#result.opened]
 end
 
 local function session()
-  vim.lsp.config('graphlsp', { cmd = vim.json.decode(vim.env.GRAPHLSP_CMD) })
-  vim.lsp.enable('graphlsp')
+  H.start_server()
 
   -- a text model, edited in the buffer only: the page shows the buffer's graph
   vim.cmd.edit(vim.fn.fnameescape(vim.env.GRAPHLSP_FILE))
   local buf = vim.api.nvim_get_current_buf()
-  attached(buf)
+  H.attached(buf)
   step('command', vim.fn.exists(':GraphlspGraph') == 2)
   local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
   local close = #lines
@@ -68,7 +43,7 @@ local function session()
   -- a binary model's view
   vim.cmd.edit(vim.fn.fnameescape(vim.env.GRAPHLSP_BINARY))
   local view = vim.api.nvim_get_current_buf()
-  attached(view)
+  H.attached(view)
   step('view_filetype', vim.bo[view].filetype)
   step('binary_page', graph(vim.fn.fnameescape(vim.env.GRAPHLSP_OUT .. '/binary.html')))
   step('view_lines', vim.api.nvim_buf_get_lines(view, 0, -1, false))
@@ -78,7 +53,7 @@ local function session()
   vim.bo.filetype = 'onnxtxt'
   local before = #result.opened
   vim.lsp.stop_client(vim.lsp.get_clients({ name = 'graphlsp' }))
-  wait_for('the server to stop', function()
+  H.wait_for('the server to stop', function()
     return #vim.lsp.get_clients({ name = 'graphlsp' }) == 0
   end)
   pcall(vim.cmd, 'GraphlspGraph') -- an error message (which headless Neovim raises)
@@ -86,11 +61,4 @@ local function session()
   step('done', true)
 end
 
-local ok, err = xpcall(session, debug.traceback)
-if not ok then
-  result.error = tostring(err)
-end
-local f = assert(io.open(vim.env.GRAPHLSP_RESULT, 'w'))
-f:write(vim.json.encode(result))
-f:close()
-vim.cmd(ok and 'qall!' or 'cquit! 1')
+H.run(result, session)

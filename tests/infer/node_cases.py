@@ -14,8 +14,8 @@ import onnx.numpy_helper
 import onnx.printer
 
 from graphlsp.binary.read import type_spec
-from graphlsp.infer.refiner import ShapeRefiner, declared_type
-from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, type_str
+from graphlsp.infer.refiner import ShapeRefiner
+from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, declared_type, type_str
 from graphlsp.runner import Runner
 from graphlsp.syntax.document import SyntaxDocument
 from graphlsp.syntax.lower import build_model

@@ -1,10 +1,13 @@
-"""The body oracle (`tools/body_shapes.py`): values inside If / Loop / Scan bodies, judged against execution on
-the branch taken and at every iteration. graphlsp must have no WRONG body value on the models here; the oracle
-itself must record every iteration and call a fixed dim WRONG where the size changes between iterations."""
+"""The body oracle (`tools/body_shapes.py`, code in `tools/body_oracle/`): values inside If / Loop / Scan bodies,
+judged against execution on the branch taken and at every iteration. graphlsp must have no WRONG body value on the
+models here; the oracle itself must record every iteration and call a fixed dim WRONG where the size changes
+between iterations."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -19,10 +22,13 @@ CORPUS = ROOT / "corpus" / "models"
 
 
 def _tool() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("body_shapes", ROOT / "tools" / "body_shapes.py")
+    """The package tools/body_oracle/ (tools/ is no package: loaded from its path, as tools/body_shapes.py runs it)."""
+    pkg = ROOT / "tools" / "body_oracle"
+    spec = importlib.util.spec_from_file_location("body_oracle", pkg / "__init__.py",
+                                                  submodule_search_locations=[str(pkg)])
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
-    sys.modules["body_shapes"] = mod  # dataclasses look their module up
+    sys.modules["body_oracle"] = mod  # its modules import each other, and dataclasses look their module up
     spec.loader.exec_module(mod)
     return mod
 
@@ -95,7 +101,7 @@ def test_a_fixed_dim_that_changes_between_iterations_is_wrong(monkeypatch: pytes
                 types[key] = ("float", ["N", 5])
         return types
 
-    monkeypatch.setattr(bs, "graphlsp_types", claims_fixed)
+    monkeypatch.setattr(bs.oracle, "graphlsp_types", claims_fixed)  # where evaluate looks it up
     r = bs.evaluate(onnx.parser.parse_model(GROW), "grow", None, timeout=120)
     assert r.counts["W"] == 2
     assert {(w["name"], w["why"]) for w in r.wrong} == {("a2", "dim 0"), ("r2", "dim 1")}
@@ -138,3 +144,17 @@ def test_corpus_bodies(name: str, values: int) -> None:
     assert r.values == values
     assert r.counts["E"] == values
     assert r.one_run == 0  # every body value was seen at two sizes
+
+
+def test_the_command_line(tmp_path: Path) -> None:
+    """tools/body_shapes.py runs the package: one line per model, the total, exit 0 without a WRONG value."""
+    model = tmp_path / "grow.onnxtxt"
+    model.write_text(GROW)
+    out = tmp_path / "out.json"
+    r = subprocess.run([sys.executable, str(ROOT / "tools" / "body_shapes.py"), str(model), "--json", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].split()[:8] == ["grow", "3", "7", "7", "7", "0", "0", "0"]
+    assert lines[-1].split() == ["TOTAL", "7", "7", "0", "0", "0"]
+    assert json.loads(out.read_text())[0]["classes"]["main/Loop_4.body:a2"] == "E"

@@ -15,8 +15,8 @@ from graphlsp.binary.read import type_spec
 from graphlsp.graph.core import Model
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.dims import Expr
-from graphlsp.infer.refiner import ShapeRefiner, declared_type
-from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, type_str
+from graphlsp.infer.refiner import ShapeRefiner
+from graphlsp.infer.types import OptionalType, SequenceType, TensorType, ValueType, declared_type, type_str
 from graphlsp.syntax.document import SyntaxDocument
 from graphlsp.syntax.lower import build_model
 from tests.infer.helpers import infer

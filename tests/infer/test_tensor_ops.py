@@ -1,4 +1,4 @@
-"""Shape functions of the tensor ops (graphlsp.ops.tensor): exact symbolic results, shape values carried through
+"""Shape functions of the tensor ops (graphlsp.ops: casts, reshape, concat, indexing, padding, resize, selection): exact symbolic results, shape values carried through
 exporter patterns, the rules of old and new opsets, and the GL3xx problems they report (and do not report)."""
 
 from __future__ import annotations

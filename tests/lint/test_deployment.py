@@ -12,7 +12,7 @@ import pytest
 
 from graphlsp.analysis import ModelAnalysis
 from graphlsp.binary.read import model_from_proto, read_model
-from graphlsp.lint.config import ConfigError, Settings, load_settings
+from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
 from graphlsp.lint.deployment import deployment_findings
 from graphlsp.lint.runner import lint_text
 from graphlsp.runtime import kernels
@@ -283,3 +283,96 @@ def test_float16_nodes_run_in_float32_on_cpu_are_one_warning() -> None:
     assert [(d.line, d.code, d.severity) for d in got] == [(3, "GL701", "warning")]
     assert "no float16 kernel for 4 nodes (2 Abs, 2 Sqrt)" in got[0].message and len(got[0].related) == 3
     assert loads(text) == "ok"
+
+
+def test_a_target_release_is_checked_against_that_releases_limits() -> None:
+    text = unary("Relu", "float")  # IR version 10, opset 21
+    assert codes(text) == []
+    assert codes(text, ["onnxruntime@1.16:cpu"]) == [
+        ("GL703", "error", "onnxruntime 1.16 loads IR version up to 9 and ai.onnx opset up to 19; this model has "
+                           "IR version 10 and ai.onnx opset 21")]  # fmt: skip
+    both = codes(text, ["onnxruntime@1.16.3:cpu", "onnxruntime@1.16:cuda"])  # one finding per release
+    assert [c[:2] for c in both] == [("GL703", "error")]
+    assert codes(text, ["onnxruntime@1.18:cpu"]) == []  # IR 10, opset 21: 1.18 loads both
+    # a release without a kernel table of its own: only its limits are checked, no kernel is looked up elsewhere
+    bf16 = unary("Abs", "bfloat16")
+    assert codes(bf16, ["onnxruntime@1.18:cpu"]) == []
+    assert [c[:2] for c in codes(bf16, ["onnxruntime@1.32:cpu"])] == [("GL701", "error")]  # the shipped table's
+
+
+def test_the_release_hover_says_what_is_checked() -> None:
+    from graphlsp.lint.deployment import hover_lines
+
+    a = ModelAnalysis(*model_from_proto(onnx.parser.parse_model(unary("Abs", "bfloat16"))))
+    assert a.model.graph is not None
+    node = a.model.graph.nodes[0]
+    lines = hover_lines(a.model, a.refiner, node, ["onnxruntime@1.18:cpu", "onnxruntime:cpu"])
+    assert "- onnxruntime 1.18 CPU: no kernel table of this release (only its IR version and opsets are checked)" \
+        in lines  # fmt: skip
+    assert any(line.startswith("- onnxruntime 1.32 CPU: **no-kernel**") for line in lines)
+
+
+def test_the_releases_table() -> None:
+    table = kernels.releases()
+    names = list(table)
+    assert names[0] == "0.1" and len(table) >= 38
+    minors = [int(n.split(".")[1]) for n in names if n.startswith("1.")]
+    assert minors == list(range(minors[-1] + 1))  # every release from 1.0 on
+    for older, newer in zip(names, names[1:], strict=False):  # no release loads less than the one before it
+        a, b = table[older], table[newer]
+        assert b["ir_version"] >= a["ir_version"], (older, newer)
+        assert all(b["opsets"][d] >= v for d, v in a["opsets"].items()), (older, newer)
+    assert table["1.16"]["ir_version"] == 9 and table["1.16"]["opsets"]["ai.onnx"] == 19
+    assert table["1.0"]["opsets"] == {"ai.onnx": 11, "ai.onnx.ml": 2}
+    # the installed onnxruntime is the oracle for its own release
+    installed = read_installed()
+    assert installed is not None
+    row = table[kernels.short_version(installed["version"])]
+    assert row["ir_version"] == installed["limits"]["ir_version"]
+    assert all(installed["limits"]["opsets"][d] == v for d, v in row["opsets"].items())
+
+
+def test_release_targets_in_settings_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from graphlsp.cli import main
+
+    (tmp_path / "pyproject.toml").write_text('[tool.graphlsp]\ntargets = ["onnxruntime@1.16.3:cpu"]\n')
+    assert load_settings(tmp_path).targets == ["onnxruntime@1.16:cpu"]
+    (tmp_path / "pyproject.toml").write_text('[tool.graphlsp]\ntargets = ["onnxruntime@1.99:cpu"]\n')
+    with pytest.raises(ConfigError, match="unknown onnxruntime release '1.99'"):
+        load_settings(tmp_path)
+    assert from_editor(Settings(), {"targets": ["onnxruntime@1.16:cuda"]}).targets == ["onnxruntime@1.16:cuda"]
+    (tmp_path / "pyproject.toml").write_text('[tool.graphlsp]\ntargets = ["onnxruntime:cpu"]\n')
+    model = tmp_path / "m.onnxtxt"
+    model.write_text(unary("Relu", "float"))
+    assert main(["check", "--no-cache", str(model)]) == 0
+    assert main(["check", "--no-cache", "--target", "onnxruntime@1.16:cpu", str(model)]) == 1
+    assert "GL703 onnxruntime 1.16 loads IR version up to 9" in capsys.readouterr().out
+
+
+def test_the_cuda_and_dml_tables() -> None:
+    cuda = kernels.table_for("onnxruntime:cuda")
+    dml = kernels.table_for("onnxruntime:dml")
+    for table in (cuda, dml):
+        assert table.version == "1.32" and "dd012d12d84f62fb5fcf22f712ddc45dc029782f" in table.source
+    assert cuda.label == "onnxruntime 1.32 CUDA"
+    assert sum(len(e) for ops in cuda.kernels.values() for e in ops.values()) >= 500
+    assert cuda.lookup("", "Abs", 13, ["bfloat16"], ["bfloat16"]).status == "ok"
+    assert cuda.lookup("", "Max", 13, ["int8", "int8"], ["int8"]).status == "missing"
+    assert cuda.lookup("", "Mod", 28, ["int32", "int32"], ["int32"]).status == "ok"  # opset 28: a 1.32 kernel
+    assert cuda.has_op("", "TensorScatter") and cuda.has_op("com.microsoft", "GatedDeltaNet")
+    assert dml.lookup("", "Abs", 13, ["float16"], ["float16"]).status == "ok"
+    assert [e[:2] for e in dml.kernels[""]["BitShift"]] == [[11, 27]]
+    assert dml.has_op("com.microsoft", "QLinearSigmoid") and dml.has_op("com.microsoft.dml", "DmlFusedConv")
+
+
+def test_the_kernels_doc_parser() -> None:
+    import ort_kernel_tables
+
+    doc = ("## Operators implemented by CUDAExecutionProvider\n|**Operator Domain:** *ai.onnx.ml*||||\n"
+           "|CastMap|*in* X:**T1**<br> *out* Y:**T2**|1+|**T1** = map(int64, tensor(float)), map(int64, "
+           "tensor(string))<br/> **T2** = tensor(float), tensor(int64)|\n|Abs|*in* X:**T**|[6, 12]|**T** = "
+           "tensor(float)|\n")  # fmt: skip
+    got = ort_kernel_tables.parse_kernels_doc(doc)["cuda"]["ai.onnx.ml"]
+    assert got["CastMap"] == [[1, None, {"T1": ["map(int64,tensor(float))", "map(int64,tensor(string))"],
+                                         "T2": ["float", "int64"]}]]  # fmt: skip
+    assert got["Abs"] == [[6, 12, {"T": ["float"]}]]

@@ -17,16 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from graphlsp.view import render
 from tests.conftest import needs, shared, shared_reason
 from tests.lsp.binary_targets import Targets, realworld, targets
 from tests.lsp.rawclient import RawClient
-from tests.lsp.test_server import NEOVIM, SERVER, VSCODE, _start
 
 MODELS = {p.name: p for p in realworld()}
 IF_MODEL = "silero_vad_16k_op15.onnx"  # If subgraphs, Constants, fold hints, 14 findings
@@ -35,14 +33,6 @@ CONV_MODEL = "ch_PP-OCRv4_det_infer.onnx"  # Conv with symbolic dims; its only f
 WAIT = 30  # seconds
 
 pytestmark = needs({IF_MODEL, NEGATIVE_DIMS, CONV_MODEL} <= set(MODELS), shared_reason("realworld"))
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["vscode", "neovim"])
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    await _start(lsp_client, VSCODE if request.param == "vscode" else NEOVIM)
-    lsp_client.profile = request.param  # type: ignore[attr-defined]
-    yield lsp_client
-    await lsp_client.shutdown_session()
 
 
 def _copy(name: str, folder: Path, as_name: str | None = None) -> Path:

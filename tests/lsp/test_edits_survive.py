@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,22 +16,18 @@ from pygls.exceptions import JsonRpcRequestCancelled
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.lsp import reference
+from tests.lsp.clients import NEOVIM, SERVER, start
 from tests.lsp.reference import CRASH_MARKER, check, lsp_position
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = (ROOT / "examples" / "broken.onnxtxt").read_text()
-SERVER = [sys.executable, "-m", "graphlsp.cli", "serve"]
 ENV = {**os.environ, "GRAPHLSP_TEST_CRASH_MARKER": CRASH_MARKER}
-CAPS = lsp.ClientCapabilities(  # Neovim's profile: UTF-8 positions, pulled diagnostics
-    general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8]),
-    text_document=lsp.TextDocumentClientCapabilities(diagnostic=lsp.DiagnosticClientCapabilities()),
-)
 ENC = "utf-8"
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=ENV))
 async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=CAPS, root_uri=ROOT.as_uri()))
+    await start(lsp_client, NEOVIM)  # UTF-8 positions, pulled diagnostics
     yield lsp_client
     await lsp_client.shutdown_session()
 

@@ -3,7 +3,6 @@ information (issue 16, item 3), and goes when an edit fixes the call."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,8 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-SERVER = [sys.executable, "-m", "graphlsp.cli", "serve"]
+from tests.lsp.clients import SERVER, VSCODE, start
+
 TEXT = (
     '<ir_version: 10, opset_import: ["" : 21, "local" : 1]>\n'
     "g (float[4, 3] a, float[5, 2] b) => (y) {\n"
@@ -26,12 +26,7 @@ TEXT = (
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    caps = lsp.ClientCapabilities(
-        text_document=lsp.TextDocumentClientCapabilities(
-            publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(related_information=True)
-        )
-    )
-    await lsp_client.initialize_session(lsp.InitializeParams(capabilities=caps, root_uri=None))
+    await start(lsp_client, VSCODE, root=None)
     yield
     await lsp_client.shutdown_session()
 

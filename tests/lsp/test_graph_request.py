@@ -11,25 +11,15 @@ from typing import Any
 
 import onnx
 import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from tests.lsp.test_binary_view import MODELS
 from tests.lsp.test_binary_view import _open as open_view
-from tests.lsp.test_server import NEOVIM, SERVER, VSCODE, _start
 
 ROOT = Path(__file__).resolve().parents[2]
 BROKEN = ROOT / "examples" / "broken.onnxtxt"
 IF_MODEL = "silero_vad_16k_op15.onnx"
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["vscode", "neovim"])
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    await _start(lsp_client, VSCODE if request.param == "vscode" else NEOVIM)
-    lsp_client.profile = request.param  # type: ignore[attr-defined]
-    yield lsp_client
-    await lsp_client.shutdown_session()
 
 
 def _plain(x: Any) -> Any:

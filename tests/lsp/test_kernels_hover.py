@@ -3,33 +3,20 @@ kernels listed on a hover over a node's op (real LSP client over stdio)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVER = [sys.executable, "-m", "graphlsp.cli", "serve"]
-CAPS = lsp.ClientCapabilities(
-    general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
-    text_document=lsp.TextDocumentClientCapabilities(
-        publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(related_information=True),
-        hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
-    ),
-)
+from tests.lsp.clients import ROOT, SERVER, VSCODE, start
+
 TEXT = ('<ir_version: 10, opset_import: ["" : 21]>\n'
         "g (int8[N] x, bfloat16[N] b) => (int8[N] y, bfloat16[N] z) {\n  y = Max (x, x)\n  z = Abs (b)\n}\n")
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def gpu(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    params = lsp.InitializeParams(capabilities=CAPS, root_uri=ROOT.as_uri(),
-                                  initialization_options={"graphlsp": {"targets": ["onnxruntime:cpu",
-                                                                                   "onnxruntime:cuda"]}})  # fmt: skip
-    await lsp_client.initialize_session(params)
+    await start(lsp_client, VSCODE, options={"graphlsp": {"targets": ["onnxruntime:cpu", "onnxruntime:cuda"]}})
     yield lsp_client
     await lsp_client.shutdown_session()
 

@@ -7,40 +7,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 from pathlib import Path
 
 import onnx
 import pytest
-import pytest_lsp
 from lsprotocol import types as lsp
 from onnx import TensorProto, helper
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from graphlsp.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVER = [sys.executable, "-m", "graphlsp.cli", "serve"]
 SHIPPED = ROOT / "graphlsp" / "oplib" / "libraries" / "onnxruntime.onnxop"
 WAIT = 30  # seconds for a notification the server owes
-
-VSCODE = lsp.ClientCapabilities(
-    general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
-    text_document=lsp.TextDocumentClientCapabilities(
-        publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(related_information=True),
-        hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
-    ),
-)
-NEOVIM = lsp.ClientCapabilities(
-    general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8]),
-    text_document=lsp.TextDocumentClientCapabilities(
-        diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=False),
-        hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
-    ),
-    workspace=lsp.WorkspaceClientCapabilities(
-        diagnostics=lsp.DiagnosticWorkspaceClientCapabilities(refresh_support=True),
-    ),
-)
 
 LIBRARY = """\
 library acme "1.0"
@@ -90,25 +69,6 @@ op Bad since 1 {
   type   T: float
 }
 """
-
-
-async def _start(client: LanguageClient, caps: lsp.ClientCapabilities, root: Path) -> None:
-    await client.initialize_session(lsp.InitializeParams(capabilities=caps, root_uri=root.as_uri()))
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    await _start(lsp_client, VSCODE, ROOT)
-    yield lsp_client
-    await lsp_client.shutdown_session()
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["vscode", "neovim"])
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    """A push client (VS Code's profile) and a pull client (Neovim's)."""
-    await _start(lsp_client, VSCODE if request.param == "vscode" else NEOVIM, ROOT)
-    yield lsp_client
-    await lsp_client.shutdown_session()
 
 
 @pytest.fixture

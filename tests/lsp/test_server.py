@@ -3,7 +3,6 @@ diagnostics) and a pull client shaped like Neovim 0.11 (UTF-8, textDocument/diag
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,53 +10,11 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests.lsp.clients import SERVER, VSCODE, start
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "attention.onnxtxt"
 BROKEN = ROOT / "examples" / "broken.onnxtxt"
-SERVER = [sys.executable, "-m", "graphlsp.cli", "serve"]
-
-VSCODE = lsp.ClientCapabilities(
-    general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
-    text_document=lsp.TextDocumentClientCapabilities(
-        publish_diagnostics=lsp.PublishDiagnosticsClientCapabilities(related_information=True),
-        hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
-    ),
-)
-NEOVIM = lsp.ClientCapabilities(
-    general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf8]),
-    text_document=lsp.TextDocumentClientCapabilities(
-        diagnostic=lsp.DiagnosticClientCapabilities(dynamic_registration=False),
-        hover=lsp.HoverClientCapabilities(content_format=[lsp.MarkupKind.Markdown]),
-    ),
-)
-
-
-async def _start(client: LanguageClient, caps: lsp.ClientCapabilities) -> None:
-    params = lsp.InitializeParams(capabilities=caps, root_uri=ROOT.as_uri())
-    await client.initialize_session(params)
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    await _start(lsp_client, VSCODE)
-    yield lsp_client
-    await lsp_client.shutdown_session()
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), params=["vscode", "neovim"])
-async def client(lsp_client: LanguageClient, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    """Every feature test runs twice: with a push client (VS Code profile) and a pull client (Neovim profile)."""
-    await _start(lsp_client, VSCODE if request.param == "vscode" else NEOVIM)
-    yield lsp_client
-    await lsp_client.shutdown_session()
-
-
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def neovim(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    await _start(lsp_client, NEOVIM)
-    yield lsp_client
-    await lsp_client.shutdown_session()
-
 
 def _open(client: LanguageClient, path: Path, text: str | None = None) -> str:
     uri = path.as_uri()
@@ -189,9 +146,7 @@ async def test_quick_fixes_edit_only_what_they_fix(client: LanguageClient) -> No
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def configured(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    params = lsp.InitializeParams(capabilities=VSCODE, root_uri=ROOT.as_uri(),
-                                  initialization_options={"graphlsp": {"inlayHints": False, "ignore": ["GL207"]}})  # fmt: skip
-    await lsp_client.initialize_session(params)
+    await start(lsp_client, VSCODE, options={"graphlsp": {"inlayHints": False, "ignore": ["GL207"]}})
     yield lsp_client
     await lsp_client.shutdown_session()
 

@@ -14,7 +14,7 @@ from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.conftest import ROOT
-from tests.lsp.test_server import SERVER, VSCODE
+from tests.lsp.clients import SERVER, VSCODE, start
 
 YOLO = ROOT / "corpus" / "sizes" / "tiny_yolo.onnx"
 TRACED = ('<ir_version: 10, opset_import: ["" : 21]>\ng (float[N, 8] x) => (float[1, 8] y) {\n'
@@ -24,9 +24,7 @@ WAIT = 30
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def client(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
-    params = lsp.InitializeParams(capabilities=VSCODE, root_uri=ROOT.as_uri(),
-                                  initialization_options={"graphlsp": {"dims": {"N": 2, "height": 48}}})  # fmt: skip
-    await lsp_client.initialize_session(params)
+    await start(lsp_client, VSCODE, options={"graphlsp": {"dims": {"N": 2, "height": 48}}})
     yield lsp_client
     await lsp_client.shutdown_session()
 

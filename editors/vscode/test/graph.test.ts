@@ -5,13 +5,11 @@
 // (tests/graphview/test_graph_webview.py). The server command comes from GRAPHLSP_SERVER as in server.test.ts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
-import { createProtocolConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-languageserver-protocol/node';
 import * as config from '../src/config';
-import { serverCommand, startServer } from './server-process';
+import { answerNull, connect } from './server-process';
 import { GRAPH_REQUEST, GraphPanels, UPDATE_DELAY_MS, pageMessage, type GraphPanel, type PanelMessage } from '../src/graph';
 
 const EXAMPLE = path.resolve(__dirname, '..', '..', '..', '..', 'examples', 'mlp.onnxtxt');
@@ -68,19 +66,10 @@ test('page messages are checked', () => {
 });
 
 test('Show Graph with the real server: open, update after edit, cursor sync, reveal', async (t) => {
-  const settings = serverCommand();
-  let child: ChildProcess;
-  try {
-    child = await startServer(settings);
-  } catch (error) {
-    t.skip(`cannot start \`${[settings.command, ...settings.args].join(' ')}\`: ${String(error)} (set GRAPHLSP_SERVER)`);
-    return;
-  }
-  const conn = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
-  for (const method of ['client/registerCapability', 'window/workDoneProgress/create', 'workspace/configuration',
-    'workspace/inlayHint/refresh', 'workspace/diagnostic/refresh', 'workspace/semanticTokens/refresh']) {
-    conn.onRequest(method, () => null);
-  }
+  const session = await connect(t);
+  if (session === undefined) return;
+  const { child, conn } = session;
+  answerNull(conn);
   conn.listen();
   const uri = pathToFileURL(EXAMPLE).href;
   let text = fs.readFileSync(EXAMPLE, 'utf8');

@@ -4,16 +4,12 @@
 // (`graphlsp serve` on PATH); when that cannot be started the test is skipped with the reason.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync, type ChildProcess } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
 import {
-  createProtocolConnection,
-  StreamMessageReader,
-  StreamMessageWriter,
-  type ProtocolConnection,
   type InitializeResult,
   type Hover,
   type InlayHint,
@@ -22,7 +18,7 @@ import {
   type MarkupContent,
 } from 'vscode-languageserver-protocol/node';
 import * as config from '../src/config';
-import { serverCommand, startServer } from './server-process';
+import { answerNull, connect, stop } from './server-process';
 
 const EXAMPLES = path.resolve(__dirname, '..', '..', '..', '..', 'examples');
 const BROKEN = path.join(EXAMPLES, 'broken.onnxtxt');
@@ -45,18 +41,10 @@ function position(text: string, needle: string, delta = 0): { line: number; char
 }
 
 test('the real server, configured like the extension does it', async (t) => {
-  const settings = serverCommand();
-  let child: ChildProcess;
-  try {
-    child = await startServer(settings);
-  } catch (error) {
-    t.skip(`cannot start \`${[settings.command, ...settings.args].join(' ')}\`: ${String(error)} (set GRAPHLSP_SERVER)`);
-    return;
-  }
-  const conn: ProtocolConnection = createProtocolConnection(
-    new StreamMessageReader(child.stdout!),
-    new StreamMessageWriter(child.stdin!),
-  );
+  const session = await connect(t);
+  if (session === undefined) return;
+  const { settings, conn } = session;
+  answerNull(conn);
   // the extension's state: hints off at start; what workspace/configuration answers follows it (the middleware)
   let current: config.Settings = { ...settings, inlayHints: false };
   const asked: unknown[] = [];
@@ -64,10 +52,6 @@ test('the real server, configured like the extension does it', async (t) => {
     asked.push(params);
     return params.items.map((item) => (item.section === config.SECTION ? config.serverSettings(current) : null));
   });
-  for (const method of ['client/registerCapability', 'window/workDoneProgress/create', 'workspace/inlayHint/refresh',
-    'workspace/diagnostic/refresh', 'workspace/semanticTokens/refresh']) {
-    conn.onRequest(method, () => null);
-  }
   conn.listen();
   const uri = pathToFileURL(BROKEN).href;
   const text = fs.readFileSync(BROKEN, 'utf8');
@@ -144,13 +128,7 @@ test('the real server, configured like the extension does it', async (t) => {
     await within('shutdown', conn.sendRequest('shutdown'));
     await conn.sendNotification('exit');
   } finally {
-    conn.dispose();
-    if (child.exitCode === null) {
-      await within('server exit', new Promise<void>((resolve) => {
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => { clearTimeout(timer); resolve(); });
-      }));
-    }
+    await stop(session, within);
   }
 });
 
@@ -163,25 +141,15 @@ function binaryModel(s: config.Settings, example: string, out: string): void {
 }
 
 test('a binary model as the extension opens it: a graphlsp-view: document', async (t) => {
-  const settings = serverCommand();
-  let child: ChildProcess;
-  try {
-    child = await startServer(settings);
-  } catch (error) {
-    t.skip(`cannot start \`${[settings.command, ...settings.args].join(' ')}\`: ${String(error)} (set GRAPHLSP_SERVER)`);
-    return;
-  }
+  const session = await connect(t);
+  if (session === undefined) return;
+  const { settings, conn } = session;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'graphlsp-view-'));
-  const conn: ProtocolConnection = createProtocolConnection(
-    new StreamMessageReader(child.stdout!),
-    new StreamMessageWriter(child.stdin!),
-  );
+  answerNull(conn);
   const shown: string[] = [];
   const changed: { uri: string; path: string }[] = [];
   conn.onNotification('window/showMessage', (p: { message: string }) => { shown.push(p.message); });
   conn.onNotification(config.VIEW_CHANGED, (p: { uri: string; path: string }) => { changed.push(p); });
-  conn.onRequest('workspace/configuration', (params: { items: unknown[] }) => params.items.map(() => null));
-  conn.onRequest('workspace/diagnostic/refresh', () => null);
   conn.listen();
   try {
     const model = path.join(dir, 'mlp.onnx');
@@ -230,13 +198,7 @@ test('a binary model as the extension opens it: a graphlsp-view: document', asyn
     await within('shutdown', conn.sendRequest('shutdown'));
     await conn.sendNotification('exit');
   } finally {
-    conn.dispose();
     fs.rmSync(dir, { recursive: true, force: true });
-    if (child.exitCode === null) {
-      await within('server exit', new Promise<void>((resolve) => {
-        const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        child.once('exit', () => { clearTimeout(timer); resolve(); });
-      }));
-    }
+    await stop(session, within);
   }
 });
