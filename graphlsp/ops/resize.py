@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -27,6 +26,8 @@ def _scaled(dim: Dim, scale: float) -> Dim:
         return math.floor(float(dim) * s)
     if dim is None or not math.isfinite(s) or s < 0:
         return None
+    from fractions import Fraction  # 2 ms of imports (decimal, ...): only for a scale of a symbolic dim
+
     f = Fraction(s)
     if f.denominator > 64:
         return None
