@@ -18,9 +18,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import onnx
-import onnx.defs
-
 from graphlsp.files import cache_dir
 
 
@@ -78,6 +75,8 @@ class SchemaRef:
     def full(self) -> Any:  # onnx's OpSchema (its stubs lack the function attributes)
         """onnx's own OpSchema of this op and version."""
         if self._schema is None:
+            import onnx.defs
+
             self._schema = onnx.defs.get_schema(self.name, self.since_version, self.domain)
         return self._schema
 
@@ -118,6 +117,8 @@ def schemas() -> dict[tuple[str, str, int], bytes | None]:
 
 
 def _read_schemas() -> dict[tuple[str, str, int], bytes | None]:
+    import onnx.defs
+
     out: dict[tuple[str, str, int], bytes | None] = {}
     for s in onnx.defs.get_all_schemas_with_history():
         try:
@@ -130,6 +131,7 @@ def _read_schemas() -> dict[tuple[str, str, int], bytes | None]:
 
 def schema_row(s: Any) -> tuple[Any, ...]:
     """One OpSchema as plain data (what `SchemaRef.row` hands back)."""
+
     def params(formal: Any) -> list[tuple[str, str, int, bool, int]]:
         return [(p.name, p.type_str, int(p.option), bool(p.is_homogeneous), int(p.min_arity)) for p in formal]
 
@@ -144,6 +146,8 @@ def schema_row(s: Any) -> tuple[Any, ...]:
 
 def attribute_default(attr: Any) -> Any:
     """A schema attribute's default as a Python value (str for strings), None when it has none."""
+    import onnx
+
     proto = attr.default_value
     if proto is None or proto.type == onnx.AttributeProto.UNDEFINED:
         return None
@@ -186,21 +190,50 @@ def onnx_build_table(stem: str, build: Callable[[], dict[Any, Any]]) -> dict[Any
 def onnx_build_file(stem: str) -> Path | None:
     """A cache file of a table read from this onnx build: named by onnx's version and its schema library's file
     (path, size and time), so another onnx, or the same version rebuilt, is read again."""
-    lib = getattr(onnx.onnx_cpp2py_export, "__file__", None)
+    found = _onnx_build()
     folder = cache_dir()
-    if lib is None or folder is None:
+    if found is None or folder is None:
         return None
+    lib, version = found
     try:
         st = os.stat(lib)
     except OSError:
         return None
-    import zlib  # onnx imported it already (hashlib would be 2 ms of imports)
+    import zlib
 
     key = f"{zlib.crc32(lib.encode()):08x}{st.st_size:x}{st.st_mtime_ns:x}"
-    return folder / f"{stem}-{onnx.__version__}-{key}.marshal"
+    return folder / f"{stem}-{version}-{key}.marshal"
+
+
+@cache
+def _onnx_build() -> tuple[str, str] | None:
+    """(the file of onnx's schema library, onnx's version), found without importing onnx (100 ms with protobuf):
+    the library next to onnx's package, the version from its dist-info folder; from onnx itself when either is
+    not where pip puts it (or onnx is imported already)."""
+    import sys
+
+    if "onnx" not in sys.modules:
+        from importlib.machinery import EXTENSION_SUFFIXES
+        from importlib.util import find_spec
+
+        spec = find_spec("onnx")
+        origin = spec.origin if spec is not None else None
+        if origin is not None:
+            package = Path(origin).parent
+            libs = [package / f"onnx_cpp2py_export{suffix}" for suffix in EXTENSION_SUFFIXES]
+            versions = [p.name[5:-10] for p in package.parent.glob("onnx-*.dist-info")]
+            lib = next((str(p) for p in libs if p.is_file()), None)
+            if lib is not None and len(versions) == 1:
+                return lib, versions[0]
+    import onnx
+
+    lib = getattr(onnx.onnx_cpp2py_export, "__file__", None)
+    return (lib, onnx.__version__) if lib is not None else None
 
 
 def _read_history() -> dict[str, dict[str, list[tuple[int, bool]]]]:
+    import onnx.defs
+
     out: dict[str, dict[str, list[tuple[int, bool]]]] = {}
     for s in onnx.defs.get_all_schemas_with_history():
         out.setdefault(normalize_domain(s.domain), {}).setdefault(s.name, []).append((s.since_version, s.deprecated))

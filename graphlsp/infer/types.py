@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from onnx import TensorProto
-
 from graphlsp.graph.core import TypeSpec
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer.dims import Dim
 
@@ -84,14 +83,15 @@ def fully_static(t: ValueType) -> bool:
 
 def _elem_of_array(value: object) -> int | None:
     import numpy as np
-    from onnx import helper
+
+    from graphlsp.graph.enums import np_dtype_to_tensor_dtype
 
     if not isinstance(value, np.ndarray):
         return None
     if value.dtype == object or value.dtype.kind in "US":
         return TensorProto.STRING
     try:
-        return int(helper.np_dtype_to_tensor_dtype(value.dtype))
+        return np_dtype_to_tensor_dtype(value.dtype)
     except Exception:
         return None
 

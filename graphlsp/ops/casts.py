@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from onnx import TensorProto
 
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.types import Shape
 from graphlsp.ops.operands import (

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from onnx import TensorProto
 
 from graphlsp.graph.core import Graph, Value
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from onnx import TensorProto
 
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim

@@ -10,8 +10,8 @@ import math
 from typing import Any
 
 import numpy as np
-from onnx import TensorProto
 
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim, Expr

@@ -8,8 +8,7 @@ merged (recording symbol equalities in the unifier), never reported. A few helpe
 
 from __future__ import annotations
 
-from onnx import TensorProto
-
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext, InferenceError

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from onnx import TensorProto
-
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext

@@ -5,8 +5,8 @@ TreeEnsembleRegressor, ZipMap), ai.onnx.preview.training (Adagrad, Adam, Momentu
 
 from __future__ import annotations
 
-from onnx import TensorProto, helper
-
+from graphlsp.graph import enums
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim
 from graphlsp.infer.types import MapType, SequenceType, TensorType
@@ -49,7 +49,7 @@ def _tensor_elem(value: object) -> int | None:
     if dtype.kind in "OUS":
         return TensorProto.STRING
     try:
-        return int(helper.np_dtype_to_tensor_dtype(dtype))
+        return enums.np_dtype_to_tensor_dtype(dtype)
     except (KeyError, TypeError, ValueError):
         return None
 

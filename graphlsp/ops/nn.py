@@ -9,8 +9,7 @@ which fold when windows are stacked. Problems reported: channels that disagree w
 
 from __future__ import annotations
 
-from onnx import TensorProto
-
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim

@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from onnx import TensorProto, helper
 
+from graphlsp.graph import enums
+from graphlsp.graph.enums import TensorProto
 from graphlsp.graph.tensor import Tensor
 from graphlsp.infer.context import InferenceContext, InferenceError
 from graphlsp.infer.dims import Dim
@@ -179,7 +180,7 @@ def attr_tensor(ctx: InferenceContext, name: str) -> tuple[np.ndarray | None, in
             shape = a.value.shape
     if elem is None and arr is not None:
         try:
-            elem = helper.np_dtype_to_tensor_dtype(arr.dtype)
+            elem = enums.np_dtype_to_tensor_dtype(arr.dtype)
         except Exception:
             elem = None
     return arr, elem, shape
@@ -251,4 +252,4 @@ def fold(ctx: InferenceContext, fn: Callable[..., Any], inputs: Sequence[int], o
 def np_dtype(elem: int | None) -> Any:
     if elem not in _NUMPY_ELEMS:
         return None
-    return helper.tensor_dtype_to_np_dtype(elem)  # type: ignore[arg-type]
+    return enums.tensor_dtype_to_np_dtype(elem)  # type: ignore[arg-type]

@@ -11,8 +11,8 @@ dims. SequenceMap infers its body once with the element types of the sequence in
 from __future__ import annotations
 
 import numpy as np
-from onnx import TensorProto
 
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
 from graphlsp.infer.context import InferenceContext

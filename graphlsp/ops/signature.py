@@ -10,10 +10,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import onnx
-from onnx import AttributeProto
-
 from graphlsp.graph import ops
+from graphlsp.graph.enums import AttributeProto
 
 _OPTION = {0: "single", 1: "optional", 2: "variadic"}
 ATTR_TYPE_NAMES: dict[int, str] = {
@@ -61,7 +59,7 @@ class OpSignature:
     doc: str
     schema: Any  # onnx's schema (graph.ops.SchemaRef), or an op library's declaration
 
-    def function_body(self, version: int) -> onnx.FunctionProto | None:
+    def function_body(self, version: int) -> Any:
         """The schema's function body at an opset version, if the op is defined by one."""
         if not self.has_function:
             return None
@@ -73,6 +71,8 @@ class OpSignature:
         if not body:
             body = self.schema.function_body
         if isinstance(body, bytes):
+            import onnx
+
             body = onnx.FunctionProto.FromString(body)
         return body if body is not None and len(body.node) else None
 

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from onnx import TensorProto, helper
+
+from graphlsp.graph import enums
+from graphlsp.graph.enums import TensorProto
 
 Kernel = Callable[[list[Any], dict[str, Any], int], Any]
 
@@ -177,7 +179,7 @@ def cast(x: list[Any], a: dict[str, Any], v: int) -> Any:
     to = a.get("to")
     if to not in _PLAIN or not _numeric(x[0]) or x[0].dtype == np.float16 or to == TensorProto.FLOAT16:
         return NotImplemented  # strings, 8-bit floats, saturation rules: onnx.reference
-    return [x[0].astype(helper.tensor_dtype_to_np_dtype(to))]
+    return [x[0].astype(enums.tensor_dtype_to_np_dtype(to))]
 
 
 def _same_type(fn: Callable[[Any, Any], Any]) -> Kernel:

@@ -10,8 +10,9 @@ import math
 from typing import Any
 
 import numpy as np
-from onnx import TensorProto, helper
 
+from graphlsp.graph import enums
+from graphlsp.graph.enums import TensorProto
 from graphlsp.infer.types import TensorType, ValueType, elem_name
 
 STRING_BYTES = 16  # the size assumed for a string element whose text is not known yet
@@ -24,7 +25,7 @@ def elem_itemsize(elem: int | None) -> int | None:
     if elem == TensorProto.STRING:
         return STRING_BYTES
     try:
-        return int(np.dtype(helper.tensor_dtype_to_np_dtype(elem)).itemsize)
+        return int(np.dtype(enums.tensor_dtype_to_np_dtype(elem)).itemsize)
     except Exception:
         return None
 
@@ -67,7 +68,7 @@ def dtype_name(arr: np.ndarray) -> str:
     if arr.dtype == object or arr.dtype.kind in "US":
         return "string"
     try:
-        return elem_name(helper.np_dtype_to_tensor_dtype(arr.dtype))
+        return elem_name(enums.np_dtype_to_tensor_dtype(arr.dtype))
     except Exception:
         return str(arr.dtype)
 
@@ -104,7 +105,7 @@ def constant_node_text(name: str, value: np.ndarray, label: str | None = None) -
     """`[label] name = Constant <value: tensor = int64[4] {0,0,2,8}> ()` as onnx's printer writes it; None when
     the value cannot be written as text (complex or 4-bit types, which the printer elides)."""
     import onnx.printer
-    from onnx import numpy_helper
+    from onnx import helper, numpy_helper
 
     if not isinstance(value, np.ndarray):
         return None
