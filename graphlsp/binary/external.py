@@ -17,8 +17,7 @@ import stat
 from collections.abc import Iterator
 from typing import Any
 
-from onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
-
+from graphlsp.graph.enums import TensorProto
 from graphlsp.graph.tensor import ITEMSIZE, TensorError, location_problem
 
 
@@ -51,14 +50,14 @@ def inside(real: str, base: str) -> bool:
         return False
 
 
-def tensor_nbytes(proto: TensorProto) -> int:
+def tensor_nbytes(proto: Any) -> int:
     n = 1
     for d in proto.dims:
         n *= max(int(d), 0)
     return n * (ITEMSIZE.get(proto.data_type) or 8)
 
 
-def locate(proto: TensorProto, base: str | None, sizes: dict[str, int | None] | None = None
+def locate(proto: Any, base: str | None, sizes: dict[str, int | None] | None = None
            ) -> tuple[ExternalData | None, str]:  # fmt: skip
     """The checked place of an external tensor's bytes, or (None, why it may not be read). `base` is the
     model's folder (None: the model was not read from a file); `sizes` caches file sizes by realpath."""
@@ -130,8 +129,10 @@ def read_range(where: ExternalData, nbytes: int) -> bytes:
         os.close(fd)
 
 
-def embedded(proto: TensorProto, where: ExternalData) -> TensorProto:
-    """A copy of `proto` with its data read (through `read_range`) into raw_data."""
+def embedded(proto: Any, where: ExternalData) -> Any:
+    """A copy of `proto` (onnx's TensorProto) with its data read (through `read_range`) into raw_data."""
+    from onnx import TensorProto
+
     out = TensorProto()
     out.CopyFrom(proto)
     del out.external_data[:]
@@ -140,13 +141,15 @@ def embedded(proto: TensorProto, where: ExternalData) -> TensorProto:
     return out
 
 
-def is_external(t: TensorProto) -> bool:
+def is_external(t: Any) -> bool:
     return t.data_location == TensorProto.EXTERNAL
 
 
-def all_tensors(message: Any) -> Iterator[TensorProto]:
-    """Every TensorProto in a model, graph, function, node or attribute: initializers, sparse tensors' parts,
-    attribute tensors, in subgraphs and function bodies however deep (no recursion)."""
+def all_tensors(message: Any) -> Iterator[Any]:
+    """Every TensorProto in a model, graph, function, node or attribute (onnx's messages): initializers, sparse
+    tensors' parts, attribute tensors, in subgraphs and function bodies however deep (no recursion)."""
+    from onnx import AttributeProto, GraphProto, ModelProto, NodeProto, TensorProto
+
     stack: list[Any] = [message]
     while stack:
         m = stack.pop()

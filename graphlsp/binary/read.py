@@ -1,6 +1,9 @@
 """The binary front end: a ModelProto straight to the IR, nothing printed, no weight read.
 
-Tensors stay protobuf messages until someone asks for their elements (`ProtoTensor`); external data is only
+The file is decoded by `binary.proto` (pure Python: a check imports neither onnx nor protobuf), or by protobuf
+when that decoder leaves it (anything unusual, a malformed file: protobuf's error is then the finding); the
+reader takes either's messages. Tensors stay messages until someone asks for their elements (`ProtoTensor`;
+the common element types are read with numpy, the others by onnx's numpy_helper); external data is only
 located (and its file size checked) here by `binary.external`, and read through mmap when a value is asked for.
 A reference that leaves the model's folder (an absolute path, `..`, a symlink pointing out), or names anything
 but a regular file, is a finding and is never opened.
@@ -15,13 +18,13 @@ from __future__ import annotations
 
 import mmap
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnx
-from onnx import AttributeProto, FunctionProto, GraphProto, ModelProto, NodeProto, TensorProto, TypeProto
 
+from graphlsp.binary import proto as light
 from graphlsp.binary.external import ExternalData, is_external, locate, read_range
 from graphlsp.files import open_regular
 from graphlsp.graph import findings as F
@@ -39,6 +42,7 @@ from graphlsp.graph.core import (
     Value,
     ValueInfo,
 )
+from graphlsp.graph.enums import AttributeProto, TensorProto
 from graphlsp.graph.findings import Finding
 from graphlsp.graph.resolve import resolve_op
 from graphlsp.graph.tensor import Tensor, TensorError
@@ -54,41 +58,93 @@ _KIND = {
 }  # fmt: skip
 
 
+# element types whose elements numpy reads as onnx's numpy_helper.to_array does (frombuffer of raw data, or the
+# typed field as an array), by type: (numpy dtype, the typed field); others go to numpy_helper
+_PLAIN = {
+    TensorProto.FLOAT: ("float32", "float_data"), TensorProto.DOUBLE: ("float64", "double_data"),
+    TensorProto.INT32: ("int32", "int32_data"), TensorProto.INT64: ("int64", "int64_data"),
+    TensorProto.UINT64: ("uint64", "uint64_data"), TensorProto.UINT32: ("uint32", "uint64_data"),
+    TensorProto.UINT8: ("uint8", None), TensorProto.INT8: ("int8", None), TensorProto.INT16: ("int16", None),
+    TensorProto.UINT16: ("uint16", None), TensorProto.FLOAT16: ("float16", None), TensorProto.BOOL: ("bool", None),
+}  # fmt: skip
+
+
+def _plain_array(msg: Any, raw: Any) -> np.ndarray | None:
+    """numpy_helper.to_array of a decoded message (`raw`: its raw data, or None to read the message's own), the
+    same numpy calls on the same values; None when it is not a plain case (left to numpy_helper)."""
+    plain = _PLAIN.get(msg.data_type)
+    if plain is None or sys.byteorder != "little" or msg.HasField("segment"):
+        return None
+    dtype, field = plain
+    if raw is None and msg.HasField("raw_data"):
+        raw = msg.raw_data
+    if raw is not None:
+        return np.frombuffer(raw, dtype=dtype).reshape(msg.dims)
+    if field is None:  # int32_data holds them, as numpy_helper.to_array reads it
+        ints = np.array(msg.int32_data, dtype=np.int32).view(np.uint32)
+        if dtype in ("float16", "int16", "uint16"):
+            return ints.astype(np.uint16).reshape(msg.dims).view(dtype)
+        if dtype == "bool":
+            return ints.astype(np.uint8).view(dtype).reshape(msg.dims)
+        field = "int32_data"  # int8, uint8
+    storage = {"uint64_data": "uint64", "int32_data": "int32"}.get(field, dtype)
+    return np.asarray(getattr(msg, field), dtype=storage).astype(dtype).reshape(msg.dims)
+
+
 class ProtoTensor(Tensor):
     """A TensorProto kept as it is; decoded (raw bytes, typed fields or external data) only by `numpy()`.
+    `msg` is the reader's message (`binary.proto`'s, or onnx's when protobuf read the file); `proto` is onnx's.
 
     `where` locates bytes outside the message: external data, or the raw data of a large model file that the
     reader left in the file (`inline`)."""
 
-    __slots__ = ("proto", "where", "problem", "inline")
+    __slots__ = ("msg", "_proto", "where", "problem", "inline")
 
-    def __init__(self, proto: TensorProto, where: ExternalData | None = None, problem: str = "",
+    def __init__(self, msg: Any, where: ExternalData | None = None, problem: str = "",
                  inline: bool = False) -> None:  # fmt: skip
-        super().__init__(proto.data_type, tuple(proto.dims), proto.name)
-        self.proto = proto
+        super().__init__(msg.data_type, tuple(msg.dims), msg.name)
+        self.msg = msg
+        self._proto: Any = None if isinstance(msg, light.Message) else msg
         self.where = where
         self.problem = problem  # why the data cannot be had (external data missing, outside the folder)
         self.inline = inline
 
     @property
+    def proto(self) -> Any:
+        """onnx's TensorProto of the message (parsed from its bytes on first use)."""
+        if self._proto is None:
+            self._proto = self.msg.to_onnx()
+        return self._proto
+
+    @property
     def external(self) -> bool:
-        return self.proto.data_location == TensorProto.EXTERNAL
+        return self.msg.data_location == TensorProto.EXTERNAL
 
     def numpy(self) -> np.ndarray:
         if self.problem:
             raise TensorError(self.problem)
-        proto = self.proto
-        if self.external or self.inline:
-            where = self.where
-            if where is None:
-                raise TensorError("external data without a location")
-            proto = self._with_data(where)
+        outside = self.external or self.inline
+        if outside and self.where is None:
+            raise TensorError("external data without a location")
+        if isinstance(self.msg, light.Message) and self.msg.data_type in _PLAIN:
+            raw = _read_range(self.where, self.nbytes) if outside and self.where is not None else None
+            try:
+                got = _plain_array(self.msg, raw)
+            except Exception as e:  # malformed data: wrong size
+                raise TensorError(str(e)) from None
+            if got is not None:
+                return got
+        import onnx.numpy_helper
+
+        proto = self._with_data(self.where) if outside and self.where is not None else self.proto
         try:
             return onnx.numpy_helper.to_array(proto)
         except Exception as e:  # malformed data: wrong size, unknown type
             raise TensorError(str(e)) from None
 
-    def _with_data(self, where: ExternalData) -> TensorProto:
+    def _with_data(self, where: ExternalData) -> Any:
+        from onnx import TensorProto
+
         proto = TensorProto()
         proto.CopyFrom(self.proto)
         del proto.external_data[:]
@@ -96,7 +152,7 @@ class ProtoTensor(Tensor):
         proto.raw_data = _read_range(where, self.nbytes)
         return proto
 
-    def embedded(self) -> TensorProto:
+    def embedded(self) -> Any:
         """The message with its data in it (external data read through the checks of `binary.external`);
         raises TensorError when the data may not or cannot be had."""
         if self.problem:
@@ -107,8 +163,8 @@ class ProtoTensor(Tensor):
             return self._with_data(self.where)
         return self.proto
 
-    def to_proto(self) -> TensorProto:
-        """The message as the file has it (external data stays a reference; inline data is read back)."""
+    def to_proto(self) -> Any:
+        """onnx's message as the file has it (external data stays a reference; inline data is read back)."""
         if self.inline and self.where is not None:
             return self._with_data(self.where)
         return self.proto
@@ -118,7 +174,7 @@ def _read_range(where: ExternalData, nbytes: int) -> bytes:
     return read_range(where, nbytes)
 
 
-def type_spec(proto: TypeProto) -> TypeSpec | None:
+def type_spec(proto: Any) -> TypeSpec | None:
     which = proto.WhichOneof("value")
     if which == "tensor_type" or which == "sparse_tensor_type":
         tt = proto.tensor_type if which == "tensor_type" else proto.sparse_tensor_type
@@ -148,6 +204,8 @@ def _text(b: bytes) -> str:
 
 
 def _valid_strings(proto: Any) -> None:
+    if isinstance(proto, light.Message):
+        return  # binary.proto decodes only valid UTF-8
     """Every string field made a str. protobuf hands a `string` field that is not UTF-8 (a corrupt or hostile
     file) back as bytes, and a name must be text everywhere after: such a string is decoded with U+FFFD for each
     bad byte (~10 ms on a 10 MB model; nothing changes in a valid one)."""
@@ -185,7 +243,7 @@ class _Reader:
         self.findings.append(Finding(code, message, severity=severity, node=node, detail=detail))
 
     # ---- tensors
-    def tensor(self, proto: TensorProto, where: str, node: Node | None = None) -> ProtoTensor:
+    def tensor(self, proto: Any, where: str, node: Node | None = None) -> ProtoTensor:
         if proto.data_location != TensorProto.EXTERNAL:
             return ProtoTensor(proto)
         ext, problem = locate(proto, self.base, self.checked_files)
@@ -195,7 +253,7 @@ class _Reader:
         return t
 
     # ---- types
-    def declared(self, vi: onnx.ValueInfoProto, where: str, node: Node | None = None) -> TypeSpec | None:
+    def declared(self, vi: Any, where: str, node: Node | None = None) -> TypeSpec | None:
         if not vi.HasField("type"):
             return None
         ty = type_spec(vi.type)
@@ -206,7 +264,7 @@ class _Reader:
         return ty
 
     # ---- attributes
-    def attribute(self, node: Node | None, a: AttributeProto, index: int = -1) -> Attr:
+    def attribute(self, node: Node | None, a: Any, index: int = -1) -> Attr:
         kind = _KIND.get(a.type)
         if a.ref_attr_name:
             return Attr(a.name, kind, Ref(a.ref_attr_name))
@@ -244,14 +302,14 @@ class _Reader:
         return Attr(a.name, kind, value)
 
     # ---- graphs
-    def graph(self, gp: GraphProto | FunctionProto, kind: str, scope: _Scope, parent: Graph | None = None,
+    def graph(self, gp: Any, kind: str, scope: _Scope, parent: Graph | None = None,
               owner: Node | None = None, attribute: str | None = None) -> Graph:  # fmt: skip
         g = Graph(gp.name, kind, None, parent, owner, attribute)
         where = f"graph '{g.path}'"
         values = g.values
-        is_fn = isinstance(gp, FunctionProto)
-        infos: dict[str, onnx.ValueInfoProto] = {vi.name: vi for vi in gp.value_info}
-        inputs = [infos.get(n) or onnx.ValueInfoProto(name=n) for n in gp.input] if is_fn else list(gp.input)
+        is_fn = kind == "function"  # a FunctionProto: its inputs and outputs are names
+        infos: dict[str, Any] = {vi.name: vi for vi in gp.value_info}
+        inputs = [infos.get(n) or light.ValueInfoProto(name=n) for n in gp.input] if is_fn else list(gp.input)
         for vi in inputs:
             v = Value(vi.name, g, "input", type=self.declared(vi, f"{where} input '{vi.name}'", owner))
             g.inputs.append(v)
@@ -274,7 +332,7 @@ class _Reader:
         for i, np_ in enumerate(gp.node):
             self._define(g, i, np_, scope)
         self._bind(g, gp, scope)
-        outputs = [infos.get(n) or onnx.ValueInfoProto(name=n) for n in gp.output] if is_fn else list(gp.output)
+        outputs = [infos.get(n) or light.ValueInfoProto(name=n) for n in gp.output] if is_fn else list(gp.output)
         for vi in outputs:
             ty = self.declared(vi, f"{where} output '{vi.name}'", owner)
             g.output_infos.append(ValueInfo(vi.name, ty))
@@ -308,7 +366,7 @@ class _Reader:
                     ))  # fmt: skip
         return g
 
-    def _initializer(self, g: Graph, tp: TensorProto, tensor: Tensor, owner: Node | None) -> None:
+    def _initializer(self, g: Graph, tp: Any, tensor: Tensor, owner: Node | None) -> None:
         name = tp.name
         first = g.values.get(name)
         ty = TypeSpec("tensor", tensor.dtype, tuple(tensor.shape))
@@ -323,7 +381,7 @@ class _Reader:
             v = Value(name, g, "initializer", type=ty, is_initializer=True, tensor=tensor)
             g.values[name] = g.initializers[name] = v
 
-    def _define(self, g: Graph, index: int, np_: NodeProto, scope: _Scope) -> None:
+    def _define(self, g: Graph, index: int, np_: Any, scope: _Scope) -> None:
         node = Node(g, index, NO_NODE_ORIGIN, ops.normalize_domain(np_.domain), np_.op_type, np_.overload,
                     np_.name if np_.HasField("name") else None)  # fmt: skip
         g.nodes.append(node)
@@ -347,7 +405,7 @@ class _Reader:
             self.emit(F.DUPLICATE_DEFINITION, f"'{name}' is already defined: an ONNX graph defines each value once "
                       "(SSA)", node, f"output {j} ({name})")  # fmt: skip
 
-    def _bind(self, g: Graph, gp: GraphProto | FunctionProto, scope: _Scope) -> None:
+    def _bind(self, g: Graph, gp: Any, scope: _Scope) -> None:
         for node, np_ in zip(g.nodes, gp.node, strict=True):
             for j, name in enumerate(np_.input):
                 if not name:
@@ -387,7 +445,7 @@ class _Reader:
             c = c.parent
 
     # ---- functions
-    def function(self, fp: FunctionProto, imports: dict[str, int]) -> Function:
+    def function(self, fp: Any, imports: dict[str, int]) -> Function:
         own = {ops.normalize_domain(o.domain): o.version for o in fp.opset_import} or dict(imports)
         attrs = [FuncAttr(name) for name in fp.attribute]
         for ap in fp.attribute_proto:
@@ -405,18 +463,27 @@ class _Scope:
 
 
 class _Sparse(Tensor):
-    """A sparse tensor kept as its protobuf message (converted to dense when asked for)."""
+    """A sparse tensor kept as its message (converted to dense when asked for); `proto` is onnx's."""
 
-    __slots__ = ("proto",)
+    __slots__ = ("msg", "_proto")
     sparse = True  # graph_proto writes it as a sparse initializer
 
-    def __init__(self, proto: onnx.SparseTensorProto) -> None:
-        super().__init__(proto.values.data_type, tuple(proto.dims), proto.values.name)
-        self.proto = proto
+    def __init__(self, msg: Any) -> None:
+        super().__init__(msg.values.data_type, tuple(msg.dims), msg.values.name)
+        self.msg = msg
+        self._proto: Any = None if isinstance(msg, light.Message) else msg
+
+    @property
+    def proto(self) -> Any:
+        if self._proto is None:
+            self._proto = self.msg.to_onnx()
+        return self._proto
 
     def numpy(self) -> np.ndarray:
-        if is_external(self.proto.values) or is_external(self.proto.indices):
+        if is_external(self.msg.values) or is_external(self.msg.indices):
             raise TensorError("a sparse tensor's external data is not read")
+        import onnx.numpy_helper
+
         try:
             values = onnx.numpy_helper.to_array(self.proto.values)
             indices = onnx.numpy_helper.to_array(self.proto.indices).astype(np.int64)
@@ -429,7 +496,7 @@ class _Sparse(Tensor):
         except Exception as e:  # malformed indices or values
             raise TensorError(str(e)) from None
 
-    def to_proto(self) -> onnx.SparseTensorProto:
+    def to_proto(self) -> Any:
         return self.proto
 
 
@@ -440,10 +507,11 @@ def _unknown_negative(ty: TypeSpec) -> TypeSpec:
 
 
 def model_from_proto(
-    proto: ModelProto, base: str | None = None, path: str | None = None,
+    proto: Any, base: str | None = None, path: str | None = None,
     left_in_file: dict[tuple[int, ...], tuple[int, int]] | None = None,
 ) -> tuple[Model, list[Finding]]:  # fmt: skip
-    """The IR of a ModelProto; `base` is the folder external data is read from (None: no external data).
+    """The IR of a ModelProto (onnx's or `binary.proto`'s); `base` is the folder external data is read from
+    (None: no external data).
     `left_in_file` maps main-graph initializers (by index) to the range of `path` that holds their raw data."""
     _valid_strings(proto)
     r = _Reader(base, path, left_in_file)
@@ -468,7 +536,7 @@ def model_from_proto(
     return model, r.findings
 
 
-def function_from_proto(proto: FunctionProto, imports: dict[str, int]) -> Function:
+def function_from_proto(proto: Any, imports: dict[str, int]) -> Function:
     """One FunctionProto (an onnx schema's body) as a Function with its body."""
     r = _Reader(None)
     fn = r.function(proto, {ops.normalize_domain(k): v for k, v in imports.items()})
@@ -485,7 +553,7 @@ def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model,
     from graphlsp.binary.wire import WireError, strip_weights
 
     p = Path(path)
-    proto = ModelProto()
+    proto: Any = None
     left: dict[tuple[int, ...], tuple[int, int]] = {}
     with open_regular(p) as f:
         size = os.fstat(f.fileno()).st_size
@@ -494,12 +562,28 @@ def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model,
                 view = memoryview(m)
                 try:
                     stripped, left = strip_weights(view)
-                    proto.ParseFromString(stripped)
+                    proto = _decoded(stripped)
                 except WireError:
                     left = {}
-                    proto.ParseFromString(view)
+                    proto = _parsed(view)
                 finally:
                     view.release()
         else:
-            proto.ParseFromString(f.read())
+            proto = _decoded(f.read())
     return model_from_proto(proto, str(p.resolve().parent), str(p.resolve()), left)
+
+
+def _decoded(data: bytes) -> Any:
+    """The model of `data`: `binary.proto`'s, else (anything unusual) protobuf's."""
+    try:
+        return light.decode(light.ModelProto, data)
+    except light.Unusual:
+        return _parsed(data)
+
+
+def _parsed(data: bytes | memoryview) -> Any:
+    from onnx import ModelProto
+
+    proto = ModelProto()
+    proto.ParseFromString(data)
+    return proto

@@ -396,13 +396,13 @@ def _removed_at_load(node: Node) -> bool:
 def _body_still_valid(sig: Any, opset: int, requested: int) -> bool:
     """onnx's OpSchema::ValidateReferencedOpsInFuncton: no default-domain op of the body registered at `opset`
     has a newer schema at the `requested` opset."""
-    import onnx
+    from graphlsp.binary.proto import function_proto
 
     if opset == requested:
         return True
     try:
         raw = sig.schema.get_function_with_opset_version(opset)
-        proto = onnx.FunctionProto.FromString(raw) if isinstance(raw, bytes) else raw
+        proto = function_proto(raw) if isinstance(raw, bytes) else raw
     except Exception:
         return False
     for n in proto.node:

@@ -13,10 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import cache
 
-import onnx
-import onnx.defs
-
 from graphlsp.graph import ops as graph_ops
+from graphlsp.graph.enums import TensorProto
 from graphlsp.oplib import model as m
 
 ATTR_TYPES = frozenset({
@@ -35,7 +33,7 @@ WRAPPERS = ("seq", "optional", "sparse_tensor", "tensor")
 @cache
 def element_types() -> frozenset[str]:
     """onnx's element type names as type strings write them (float, float16, int64, float8e4m3fn, ...)."""
-    names = onnx.TensorProto.DataType.keys()  # noqa: SIM118 (a protobuf enum wrapper, not a dict)
+    names = TensorProto.DataType.keys()  # noqa: SIM118 (a protobuf enum wrapper, not a dict)
     return frozenset(name.lower() for name in names if name != "UNDEFINED")
 
 
@@ -328,6 +326,8 @@ def onnx_domains() -> frozenset[str]:
 
 @cache
 def _onnx_has(op: str, domain: str) -> bool:
+    import onnx.defs
+
     try:
         return bool(onnx.defs.has(op, domain))
     except Exception:

@@ -71,9 +71,9 @@ class OpSignature:
         if not body:
             body = self.schema.function_body
         if isinstance(body, bytes):
-            import onnx
+            from graphlsp.binary.proto import function_proto
 
-            body = onnx.FunctionProto.FromString(body)
+            body = function_proto(body)
         return body if body is not None and len(body.node) else None
 
 

@@ -673,9 +673,9 @@ _PENDING: Any = _Pending()
 
 
 def _np_dtype(elem: int) -> Any:
-    from onnx import helper
+    from graphlsp.graph.enums import tensor_dtype_to_np_dtype
 
-    return helper.tensor_dtype_to_np_dtype(elem)
+    return tensor_dtype_to_np_dtype(elem)
 
 
 def _shape_value(ty: Any, sv: tuple[Any, ...]) -> np.ndarray | None:

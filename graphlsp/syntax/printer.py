@@ -41,10 +41,9 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
-import onnx.printer
-from onnx import GraphProto, SparseTensorProto, TensorProto, numpy_helper
 
 from graphlsp.graph.core import Attr, FuncAttr, Function, Graph, Model, Node, Ref, TypeSpec
+from graphlsp.graph.enums import TensorProto
 from graphlsp.graph.tensor import Tensor, TensorError
 from graphlsp.syntax.semantics import ELEM_TYPES
 
@@ -178,8 +177,11 @@ def _number(x: Any) -> str:
     return str(x)
 
 
-def _proto(t: Tensor) -> TensorProto:
-    """The tensor's TensorProto: its own (binary), its literal's (text), or one made from its elements."""
+def _proto(t: Tensor) -> Any:
+    """The tensor's TensorProto (onnx's): its own (binary), its literal's (text), or one made from its elements."""
+    import onnx
+    from onnx import TensorProto, numpy_helper
+
     make = getattr(t, "to_proto", None)
     if make is not None:
         p = make()
@@ -193,11 +195,23 @@ def _proto(t: Tensor) -> TensorProto:
 
 
 def _is_sparse(t: Tensor) -> bool:
-    return isinstance(getattr(t, "proto", None), SparseTensorProto)
+    if getattr(t, "sparse", False) is True:  # the binary reader's sparse tensor
+        return True
+    if getattr(t, "msg", None) is not None:  # the binary reader's dense tensor (its `proto` would parse one)
+        return False
+    p = getattr(t, "proto", None)
+    if p is None:
+        return False
+    from onnx import SparseTensorProto
+
+    return isinstance(p, SparseTensorProto)
 
 
-def _onnx_numbers(p: TensorProto) -> str:
+def _onnx_numbers(p: Any) -> str:
     """`{...}` of a numeric TensorProto as onnx's printer writes it (std::to_chars: shortest, round-trips)."""
+    import onnx.printer
+    from onnx import GraphProto
+
     holder = GraphProto(name="g")
     q = holder.initializer.add()
     q.CopyFrom(p)
@@ -578,6 +592,9 @@ class _Printer:
 
     def elements(self, t: Tensor) -> str:
         """Every element of a tensor as `{...}` literals that onnx's parser stores back as they were."""
+        import onnx
+        from onnx import numpy_helper
+
         dtype = t.dtype
         if _is_sparse(t):
             arr = np.asarray(t.numpy())
@@ -606,7 +623,9 @@ class _Printer:
             return _ints(np.asarray(numpy_helper.to_array(p)).view(np.uint8).reshape(-1))
         raise TensorError(f"element type {dtype} has no data syntax in ONNX text")
 
-    def check_nan(self, t: Tensor, p: TensorProto) -> None:
+    def check_nan(self, t: Tensor, p: Any) -> None:
+        from onnx import numpy_helper
+
         if p.data_type == _T.FLOAT:
             arr = np.asarray(t.numpy() if not _is_sparse(t) else numpy_helper.to_array(p), dtype=np.float32)
             bits, quiet = arr.reshape(-1).view(np.uint32), 0x7FC00000

@@ -1,0 +1,366 @@
+"""onnx.proto's messages decoded in pure Python, so that a check imports neither onnx nor protobuf (about 100 ms
+of start-up, more than a small model's whole analysis).
+
+`decode(ModelProto, data)` makes objects with the attribute API the binary reader uses of onnx's messages: the
+fields by name (proto2 defaults when absent; repeated fields as lists; an absent message field as an empty
+message), `HasField` and `WhichOneof`. Every message keeps its bytes (`SerializeToString`), so whoever needs
+onnx's own message (onnx.reference, numpy_helper, the writers) gets one with `to_onnx()`, which parses just them.
+
+The decoder accepts only what it is sure protobuf reads the same way: every field of every message is walked,
+and anything unusual (an unknown field, a wire type that is not the field's, an enum value onnx.proto does not
+define, a string that is not UTF-8, a singular message field or oneof written twice, which protobuf merges,
+nesting deeper than `MAX_DEPTH`, a truncated or malformed message) raises `Unusual`: the caller then parses with
+protobuf, which reads the file as it always did, errors included.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+MAX_DEPTH = 40  # protobuf's own limit is 100: a deeper file is left to it
+BIG_VARINTS = 1 << 20  # bytes: a packed varint field this long is left to protobuf's C decoder
+
+
+class Unusual(Exception):
+    """Something the decoder leaves to protobuf."""
+
+
+# field kinds
+I64, U64, I32, ENUM, FLOAT, DOUBLE, STR, BYTES, MSG = range(9)
+_PACKABLE = {I64, U64, I32, ENUM, FLOAT, DOUBLE}
+
+
+class Message:
+    """One decoded message: its fields are instance attributes once decoded, class attributes (the proto2
+    defaults) when absent; repeated and message fields absent from the bytes are made on first access."""
+
+    _fields: dict[int, tuple[str, int, bool, Any]] = {}  # number -> (name, kind, repeated, message class or enum)
+    _by_name: dict[str, tuple[str, int, bool, Any]] = {}
+    _oneofs: dict[str, tuple[str, ...]] = {}
+    _oneof_of: dict[str, str] = {}
+
+    def __init__(self, **fields: Any) -> None:
+        self._buf: bytes | memoryview = b""
+        self._start = self._end = 0
+        self._has: set[str] = set(fields)
+        self._built = bool(fields)  # made here, not decoded: no bytes of its own
+        for k, v in fields.items():
+            setattr(self, k, v)
+
+    def __getattr__(self, name: str) -> Any:
+        spec = type(self)._by_name.get(name)
+        if spec is None or name.startswith("_"):
+            raise AttributeError(name)
+        value: Any = [] if spec[2] else spec[3]()
+        self.__dict__[name] = value
+        return value
+
+    def HasField(self, name: str) -> bool:  # noqa: N802 (protobuf's spelling)
+        if name in self._oneofs:
+            return any(n in self._has for n in self._oneofs[name])
+        return name in self._has
+
+    def WhichOneof(self, group: str) -> str | None:  # noqa: N802 (protobuf's spelling)
+        for name in self._oneofs[group]:
+            if name in self._has:
+                return name
+        return None
+
+    def SerializeToString(self) -> bytes:  # noqa: N802 (protobuf's spelling)
+        if self._built:
+            raise ValueError("a message made by the reader has no bytes")
+        return bytes(self._buf[self._start : self._end])
+
+    def to_onnx(self) -> Any:
+        """onnx's own message of these bytes."""
+        import onnx
+
+        name = type(self).__name__
+        outer, inner = _NESTED.get(name, (name, ""))
+        cls = getattr(onnx, outer)
+        return (getattr(cls, inner) if inner else cls).FromString(self.SerializeToString())
+
+
+def _varint(buf: Any, pos: int, end: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= end or shift > 63:
+            raise Unusual("truncated varint")
+        b = buf[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            if result >> 64:
+                raise Unusual("varint past 64 bits")
+            return result, pos
+        shift += 7
+
+
+def _scalar(kind: int, v: int, enum: Any) -> int:
+    if kind == I64:
+        return v - (1 << 64) if v >> 63 else v
+    if kind in (I32, ENUM):
+        v &= 0xFFFFFFFF
+        v = v - (1 << 32) if v >> 31 else v
+        if kind == ENUM and v not in enum:
+            raise Unusual("enum value outside onnx.proto's")
+        return v
+    return v  # U64
+
+
+_F32, _F64 = struct.Struct("<f"), struct.Struct("<d")
+
+
+def _packed(kind: int, enum: Any, buf: Any, pos: int, stop: int) -> list[Any]:
+    n = stop - pos
+    if kind == FLOAT:
+        if n % 4:
+            raise Unusual("packed floats of a length not a multiple of 4")
+        return list(struct.unpack_from(f"<{n // 4}f", buf, pos))
+    if kind == DOUBLE:
+        if n % 8:
+            raise Unusual("packed doubles of a length not a multiple of 8")
+        return list(struct.unpack_from(f"<{n // 8}d", buf, pos))
+    if n > BIG_VARINTS:
+        raise Unusual("a long packed varint field")
+    out = []
+    while pos < stop:
+        v, pos = _varint(buf, pos, stop)
+        out.append(_scalar(kind, v, enum))
+    return out
+
+
+def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = cls.__new__(cls)
+    m._buf, m._start, m._end, m._built = buf, start, end, False
+    has: set[str] = set()
+    m._has = has
+    d = m.__dict__
+    fields = cls._fields
+    oneof_of = cls._oneof_of
+    pos = start
+    while pos < end:
+        key = buf[pos]
+        if key < 0x80:
+            pos += 1
+        else:
+            key, pos = _varint(buf, pos, end)
+        spec = fields.get(key >> 3)
+        if spec is None:
+            raise Unusual("a field onnx.proto does not have")
+        name, kind, repeated, sub = spec
+        wire = key & 7
+        if wire == 2:
+            n = buf[pos]
+            if n < 0x80:
+                pos += 1
+            else:
+                n, pos = _varint(buf, pos, end)
+            stop = pos + n
+            if stop > end:
+                raise Unusual("field runs past the end of its message")
+            if kind == MSG:
+                value: Any = _decode(sub, buf, view, pos, stop, depth + 1)
+            elif kind == STR:
+                try:
+                    value = buf[pos:stop].decode("utf-8")
+                except UnicodeDecodeError:
+                    raise Unusual("a string that is not UTF-8") from None
+            elif kind == BYTES:
+                value = view[pos:stop] if name == "raw_data" else buf[pos:stop]
+            elif repeated and kind in _PACKABLE:
+                d.setdefault(name, []).extend(_packed(kind, sub, buf, pos, stop))
+                pos = stop
+                continue
+            else:
+                raise Unusual("a length-delimited scalar")
+            pos = stop
+        elif wire == 0:
+            if kind not in (I64, U64, I32, ENUM):
+                raise Unusual("a varint for a field that is not one")
+            v, pos = _varint(buf, pos, end)
+            value = _scalar(kind, v, sub)
+        elif wire == 5:
+            if kind != FLOAT or pos + 4 > end:
+                raise Unusual("a fixed32 for a field that is not a float")
+            value = _F32.unpack_from(buf, pos)[0]
+            pos += 4
+        elif wire == 1:
+            if kind != DOUBLE or pos + 8 > end:
+                raise Unusual("a fixed64 for a field that is not a double")
+            value = _F64.unpack_from(buf, pos)[0]
+            pos += 8
+        else:
+            raise Unusual("a group or an invalid wire type")
+        if repeated:
+            lst = d.get(name)
+            if lst is None:
+                d[name] = [value]
+            else:
+                lst.append(value)
+            continue
+        if name in has:
+            if kind == MSG:
+                raise Unusual("a message field written twice (protobuf merges them)")
+        elif name in oneof_of and any(other in has for other in cls._oneofs[oneof_of[name]]):
+            raise Unusual("two members of a oneof")
+        d[name] = value
+        has.add(name)
+    if pos != end:
+        raise Unusual("field runs past the end of its message")
+    return m
+
+
+def decode(cls: Any, data: bytes) -> Any:
+    """The message of `data`; raises Unusual for anything to leave to protobuf. `raw_data` fields are views of
+    `data` (never copied)."""
+    try:
+        return _decode(cls, data, memoryview(data), 0, len(data), 0)
+    except (IndexError, struct.error, RecursionError):
+        raise Unusual("malformed") from None
+
+
+def function_proto(data: bytes) -> Any:
+    """A FunctionProto (an onnx schema's body): decoded here, else (anything unusual) onnx's, whose parse error is
+    raised."""
+    try:
+        return decode(FunctionProto, data)
+    except Unusual:
+        import onnx
+
+        return onnx.FunctionProto.FromString(data)
+
+
+# ---- onnx.proto's messages (field numbers, kinds; tests/binary/test_proto_decode.py checks them against onnx's)
+
+_DEFAULTS = {I64: 0, U64: 0, I32: 0, ENUM: 0, FLOAT: 0.0, DOUBLE: 0.0, STR: "", BYTES: b""}
+
+
+def _message(name: str, fields: dict[int, tuple[str, int, bool, Any]], oneofs: dict[str, tuple[str, ...]] | None = None
+             ) -> Any:  # fmt: skip
+    attrs: dict[str, Any] = {"_fields": fields, "_by_name": {f[0]: f for f in fields.values()}}
+    attrs["_oneofs"] = oneofs or {}
+    attrs["_oneof_of"] = {member: group for group, members in (oneofs or {}).items() for member in members}
+    for spec in fields.values():
+        if not spec[2] and spec[1] != MSG:
+            attrs[spec[0]] = _DEFAULTS[spec[1]]
+    return type(name, (Message,), attrs)
+
+
+def _o(name: str, kind: int, sub: Any = None) -> tuple[str, int, bool, Any]:
+    return (name, kind, False, sub)
+
+
+def _r(name: str, kind: int, sub: Any = None) -> tuple[str, int, bool, Any]:
+    return (name, kind, True, sub)
+
+
+_ATTRIBUTE_TYPES = frozenset(range(15))
+_DATA_LOCATIONS = frozenset((0, 1))
+
+_SPECS: dict[str, tuple[dict[int, tuple[str, int, bool, Any]], dict[str, tuple[str, ...]] | None]] = {
+    "StringStringEntryProto": ({1: _o("key", STR), 2: _o("value", STR)}, None),
+    "OperatorSetIdProto": ({1: _o("domain", STR), 2: _o("version", I64)}, None),
+    "IntIntListEntryProto": ({1: _o("key", I64), 2: _r("value", I64)}, None),
+    "SimpleShardedDimProto": ({1: _o("dim_value", I64), 2: _o("dim_param", STR), 3: _o("num_shards", I64)},
+                              {"dim": ("dim_value", "dim_param")}),
+    "ShardedDimProto": ({1: _o("axis", I64), 2: _r("simple_sharding", MSG, "SimpleShardedDimProto")}, None),
+    "ShardingSpecProto": ({1: _o("tensor_name", STR), 2: _r("device", I64),
+                           3: _r("index_to_device_group_map", MSG, "IntIntListEntryProto"),
+                           4: _r("sharded_dim", MSG, "ShardedDimProto")}, None),
+    "NodeDeviceConfigurationProto": ({1: _o("configuration_id", STR), 2: _r("sharding_spec", MSG, "ShardingSpecProto"),
+                                      3: _o("pipeline_stage", I32)}, None),
+    "DeviceConfigurationProto": ({1: _o("name", STR), 2: _o("num_devices", I32), 3: _r("device", STR)}, None),
+    "Segment": ({1: _o("begin", I64), 2: _o("end", I64)}, None),
+    "TensorProto": ({
+        1: _r("dims", I64), 2: _o("data_type", I32), 3: _o("segment", MSG, "Segment"), 4: _r("float_data", FLOAT),
+        5: _r("int32_data", I32), 6: _r("string_data", BYTES), 7: _r("int64_data", I64), 8: _o("name", STR),
+        12: _o("doc_string", STR), 9: _o("raw_data", BYTES), 13: _r("external_data", MSG, "StringStringEntryProto"),
+        14: _o("data_location", ENUM, _DATA_LOCATIONS), 10: _r("double_data", DOUBLE), 11: _r("uint64_data", U64),
+        16: _r("metadata_props", MSG, "StringStringEntryProto"),
+    }, None),
+    "SparseTensorProto": ({1: _o("values", MSG, "TensorProto"), 2: _o("indices", MSG, "TensorProto"),
+                           3: _r("dims", I64)}, None),
+    "Dimension": ({1: _o("dim_value", I64), 2: _o("dim_param", STR), 3: _o("denotation", STR)},
+                  {"value": ("dim_value", "dim_param")}),
+    "TensorShapeProto": ({1: _r("dim", MSG, "Dimension")}, None),
+    "TensorTypeProto": ({1: _o("elem_type", I32), 2: _o("shape", MSG, "TensorShapeProto")}, None),
+    "SequenceTypeProto": ({1: _o("elem_type", MSG, "TypeProto")}, None),
+    "MapTypeProto": ({1: _o("key_type", I32), 2: _o("value_type", MSG, "TypeProto")}, None),
+    "OptionalTypeProto": ({1: _o("elem_type", MSG, "TypeProto")}, None),
+    "SparseTensorTypeProto": ({1: _o("elem_type", I32), 2: _o("shape", MSG, "TensorShapeProto")}, None),
+    "OpaqueTypeProto": ({1: _o("domain", STR), 2: _o("name", STR)}, None),
+    "TypeProto": ({
+        1: _o("tensor_type", MSG, "TensorTypeProto"), 4: _o("sequence_type", MSG, "SequenceTypeProto"),
+        5: _o("map_type", MSG, "MapTypeProto"), 9: _o("optional_type", MSG, "OptionalTypeProto"),
+        8: _o("sparse_tensor_type", MSG, "SparseTensorTypeProto"), 7: _o("opaque_type", MSG, "OpaqueTypeProto"),
+        6: _o("denotation", STR),
+    }, {"value": ("tensor_type", "sequence_type", "map_type", "optional_type", "sparse_tensor_type", "opaque_type")}),
+    "ValueInfoProto": ({1: _o("name", STR), 2: _o("type", MSG, "TypeProto"), 3: _o("doc_string", STR),
+                        4: _r("metadata_props", MSG, "StringStringEntryProto")}, None),
+    "AttributeProto": ({
+        1: _o("name", STR), 21: _o("ref_attr_name", STR), 13: _o("doc_string", STR),
+        20: _o("type", ENUM, _ATTRIBUTE_TYPES), 2: _o("f", FLOAT), 3: _o("i", I64), 4: _o("s", BYTES),
+        5: _o("t", MSG, "TensorProto"), 6: _o("g", MSG, "GraphProto"),
+        22: _o("sparse_tensor", MSG, "SparseTensorProto"), 14: _o("tp", MSG, "TypeProto"), 7: _r("floats", FLOAT),
+        8: _r("ints", I64), 9: _r("strings", BYTES),
+        10: _r("tensors", MSG, "TensorProto"), 11: _r("graphs", MSG, "GraphProto"),
+        23: _r("sparse_tensors", MSG, "SparseTensorProto"), 15: _r("type_protos", MSG, "TypeProto"),
+    }, None),
+    "NodeProto": ({
+        1: _r("input", STR), 2: _r("output", STR), 3: _o("name", STR), 4: _o("op_type", STR), 7: _o("domain", STR),
+        8: _o("overload", STR), 5: _r("attribute", MSG, "AttributeProto"), 6: _o("doc_string", STR),
+        9: _r("metadata_props", MSG, "StringStringEntryProto"),
+        10: _r("device_configurations", MSG, "NodeDeviceConfigurationProto"),
+    }, None),
+    "TensorAnnotation": ({1: _o("tensor_name", STR),
+                          2: _r("quant_parameter_tensor_names", MSG, "StringStringEntryProto")}, None),
+    "GraphProto": ({
+        1: _r("node", MSG, "NodeProto"), 2: _o("name", STR), 5: _r("initializer", MSG, "TensorProto"),
+        15: _r("sparse_initializer", MSG, "SparseTensorProto"), 10: _o("doc_string", STR),
+        11: _r("input", MSG, "ValueInfoProto"), 12: _r("output", MSG, "ValueInfoProto"),
+        13: _r("value_info", MSG, "ValueInfoProto"), 14: _r("quantization_annotation", MSG, "TensorAnnotation"),
+        16: _r("metadata_props", MSG, "StringStringEntryProto"),
+    }, None),
+    "TrainingInfoProto": ({1: _o("initialization", MSG, "GraphProto"), 2: _o("algorithm", MSG, "GraphProto"),
+                           3: _r("initialization_binding", MSG, "StringStringEntryProto"),
+                           4: _r("update_binding", MSG, "StringStringEntryProto")}, None),
+    "FunctionProto": ({
+        1: _o("name", STR), 4: _r("input", STR), 5: _r("output", STR), 6: _r("attribute", STR),
+        11: _r("attribute_proto", MSG, "AttributeProto"), 7: _r("node", MSG, "NodeProto"), 8: _o("doc_string", STR),
+        9: _r("opset_import", MSG, "OperatorSetIdProto"), 10: _o("domain", STR), 13: _o("overload", STR),
+        12: _r("value_info", MSG, "ValueInfoProto"), 14: _r("metadata_props", MSG, "StringStringEntryProto"),
+    }, None),
+    "ModelProto": ({
+        1: _o("ir_version", I64), 8: _r("opset_import", MSG, "OperatorSetIdProto"), 2: _o("producer_name", STR),
+        3: _o("producer_version", STR), 4: _o("domain", STR), 5: _o("model_version", I64), 6: _o("doc_string", STR),
+        7: _o("graph", MSG, "GraphProto"), 14: _r("metadata_props", MSG, "StringStringEntryProto"),
+        20: _r("training_info", MSG, "TrainingInfoProto"), 25: _r("functions", MSG, "FunctionProto"),
+        26: _r("configuration", MSG, "DeviceConfigurationProto"),
+    }, None),
+}  # fmt: skip
+
+CLASSES: dict[str, Any] = {name: _message(name, fields, oneofs) for name, (fields, oneofs) in _SPECS.items()}
+for _cls in CLASSES.values():
+    for _num, (_name, _kind, _rep, _sub) in list(_cls._fields.items()):
+        if _kind == MSG:
+            _cls._fields[_num] = _cls._by_name[_name] = (_name, _kind, _rep, CLASSES[_sub])
+
+# onnx's names of the nested messages, for `to_onnx` (TypeProto.Tensor is onnx.TypeProto.Tensor, ...)
+_NESTED = {
+    "Segment": ("TensorProto", "Segment"), "Dimension": ("TensorShapeProto", "Dimension"),
+    "TensorTypeProto": ("TypeProto", "Tensor"), "SequenceTypeProto": ("TypeProto", "Sequence"),
+    "MapTypeProto": ("TypeProto", "Map"), "OptionalTypeProto": ("TypeProto", "Optional"),
+    "SparseTensorTypeProto": ("TypeProto", "SparseTensor"), "OpaqueTypeProto": ("TypeProto", "Opaque"),
+}  # fmt: skip
+
+ModelProto = CLASSES["ModelProto"]
+GraphProto = CLASSES["GraphProto"]
+FunctionProto = CLASSES["FunctionProto"]
+NodeProto = CLASSES["NodeProto"]
+TensorProto = CLASSES["TensorProto"]
+ValueInfoProto = CLASSES["ValueInfoProto"]
+SparseTensorProto = CLASSES["SparseTensorProto"]
