@@ -72,6 +72,9 @@ class Message:
             raise ValueError("a message made by the reader has no bytes")
         return bytes(self._buf[self._start : self._end])
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle, copy: decoded again from its bytes
+        return _from_bytes, (type(self).__name__, self.SerializeToString())
+
     def to_onnx(self) -> Any:
         """onnx's own message of these bytes."""
         import onnx
@@ -221,6 +224,10 @@ def decode(cls: Any, data: bytes) -> Any:
         return _decode(cls, data, memoryview(data), 0, len(data), 0)
     except (IndexError, struct.error, RecursionError):
         raise Unusual("malformed") from None
+
+
+def _from_bytes(name: str, data: bytes) -> Any:
+    return decode(CLASSES[name], data)
 
 
 def function_proto(data: bytes) -> Any:
