@@ -103,12 +103,13 @@ def _varint(buf: Any, pos: int, end: int) -> tuple[int, int]:
 def _scalar(kind: int, v: int, enum: Any) -> int:
     if kind == I64:
         return v - (1 << 64) if v >> 63 else v
-    if kind in (I32, ENUM):
-        v &= 0xFFFFFFFF
-        v = v - (1 << 32) if v >> 31 else v
-        if kind == ENUM and v not in enum:
+    if kind == ENUM:
+        if v not in enum:  # onnx's enums are small and positive: anything else is left to protobuf
             raise Unusual("enum value outside onnx.proto's")
         return v
+    if kind == I32:
+        v &= 0xFFFFFFFF  # protobuf keeps the low 32 bits
+        return v - (1 << 32) if v >> 31 else v
     return v  # U64
 
 
@@ -368,6 +369,7 @@ ModelProto = CLASSES["ModelProto"]
 GraphProto = CLASSES["GraphProto"]
 FunctionProto = CLASSES["FunctionProto"]
 NodeProto = CLASSES["NodeProto"]
+AttributeProto = CLASSES["AttributeProto"]
 TensorProto = CLASSES["TensorProto"]
 ValueInfoProto = CLASSES["ValueInfoProto"]
 SparseTensorProto = CLASSES["SparseTensorProto"]

@@ -173,6 +173,18 @@ def test_scalars_written_twice_keep_the_last_and_repeated_fields_join() -> None:
     assert list(mine.dims) == [2, 3] and mine.data_type == 7 and list(mine.int64_data) == [5, 6, -1]
 
 
+def test_int32_fields_keep_the_low_bits_and_enums_only_their_values() -> None:
+    """An int32 varint past 32 bits is cut to its low 32 as protobuf does (a negative one is written in 10
+    bytes); an enum value onnx.proto does not define is protobuf's to read (it keeps it as an unknown field)."""
+    for value in (2**32 + 7, 2**64 - 5, 2**31):
+        tensor = _key(2, 0) + _varint(value) + _field(8, b"t")
+        mine, real = light.decode(light.TensorProto, tensor), onnx.TensorProto.FromString(tensor)
+        _same(mine, real)
+    for value in (2**32 + 1, 2**64 - 1, 15):
+        with pytest.raises(light.Unusual):
+            light.decode(light.AttributeProto, _field(1, b"a") + _key(20, 0) + _varint(value))
+
+
 def _tensors() -> list[onnx.TensorProto]:
     rng = np.random.default_rng(0)
     out = []
