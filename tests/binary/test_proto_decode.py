@@ -227,3 +227,41 @@ def test_a_binary_check_imports_neither_onnx_nor_protobuf() -> None:
     imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time")}
     assert "graphlsp.binary.read" in imported
     assert "onnx" not in imported and "google.protobuf" not in imported
+
+
+def test_mutated_binaries_get_the_diagnostics_protobuf_gave(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fuzzer's mutations of real binaries (flipped bits, cut and rewritten lengths, protobuf fields set to
+    odd values), each checked twice: with the decoder, and with protobuf's parse alone (the reader before it):
+    the same diagnostics, or the same error."""
+    import random
+
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.runner import lint_binary
+    from tests import fuzz_models as fm
+    from tests import fuzz_targets as ft
+
+    decode = light.decode
+
+    def refuse(cls: object, data: bytes) -> object:
+        raise light.Unusual("protobuf's parse, as before")
+
+    def diagnostics(path: Path, old: bool) -> str:
+        monkeypatch.setattr(light, "decode", refuse if old else decode)
+        try:
+            return repr(lint_binary(str(path), Settings()))
+        except Exception as e:
+            return f"{type(e).__name__}: {e}"
+
+    c = fm.RandomChooser(random.Random(25))
+    decoded = 0
+    for i in range(150):
+        data = ft.mutate_proto(c) if i % 2 else fm.mutate_binary(c)
+        path = tmp_path / f"m{i}.onnx"
+        path.write_bytes(data)
+        try:
+            decode(light.ModelProto, data)
+            decoded += 1
+        except light.Unusual:
+            pass
+        assert diagnostics(path, False) == diagnostics(path, True), f"input {i}"
+    assert decoded > 20  # the decoder read a good share of them itself
