@@ -344,8 +344,9 @@ class _Reader:
                 g.values[name] = v
                 continue
             v.duplicate_of = first
-            self.emit(F.DUPLICATE_DEFINITION, f"'{name}' is already defined: an ONNX graph defines each value once "
-                      "(SSA)", node, f"output {j} ({name})")  # fmt: skip
+            where = "" if first.graph is g else " in an enclosing graph"  # as the text front end says it
+            self.emit(F.DUPLICATE_DEFINITION, f"'{name}' is already defined{where}: an ONNX graph defines each value "
+                      "once (SSA)", node, f"output {j} ({name})")  # fmt: skip
 
     def _bind(self, g: Graph, gp: GraphProto | FunctionProto, scope: _Scope) -> None:
         for node, np_ in zip(g.nodes, gp.node, strict=True):
