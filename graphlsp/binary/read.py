@@ -229,6 +229,11 @@ def _valid_strings(proto: Any) -> None:
                     setattr(m, f.name, v.decode("utf-8", "replace"))
 
 
+# why a name is undefined, in the text front end's words (a view shows a fact the reader and its text both find once)
+_UNDEFINED = {"function": "a function body sees only its inputs",
+              "subgraph": "no node, graph input or initializer of this graph or an enclosing graph produces it"}
+
+
 class _Reader:
     def __init__(self, base: str | None, path: str | None = None,
                  left_in_file: dict[tuple[int, ...], tuple[int, int]] | None = None) -> None:  # fmt: skip
@@ -347,6 +352,7 @@ class _Reader:
                     v.type = ty
                 elif v.graph is not g:
                     self._implicit(g, v)
+                    self._outer_order(g, v)
             v.graph_outputs.append(g)
             g.outputs.append(v)
         taken = set(gp.input) | set(gp.output) if is_fn else {vi.name for vi in [*gp.input, *gp.output]}
@@ -402,8 +408,9 @@ class _Reader:
                 g.values[name] = v
                 continue
             v.duplicate_of = first
-            self.emit(F.DUPLICATE_DEFINITION, f"'{name}' is already defined: an ONNX graph defines each value once "
-                      "(SSA)", node, f"output {j} ({name})")  # fmt: skip
+            where = "" if first.graph is g else " in an enclosing graph"  # as the text front end says it
+            self.emit(F.DUPLICATE_DEFINITION, f"'{name}' is already defined{where}: an ONNX graph defines each value "
+                      "once (SSA)", node, f"output {j} ({name})")  # fmt: skip
 
     def _bind(self, g: Graph, gp: Any, scope: _Scope) -> None:
         for node, np_ in zip(g.nodes, gp.node, strict=True):
@@ -416,12 +423,12 @@ class _Reader:
                     found = g.parent.lookup(name)
                     if found is not None:
                         self._implicit(g, found)
+                        self._outer_order(g, found)
                 if found is None:
                     found = g.undefined.get(name)
                     if found is None:
                         found = g.undefined[name] = Value(name, g, "undefined")
-                        what = "a function body sees only its inputs" if g.kind == "function" else \
-                            "no node, graph input or initializer produces it"  # fmt: skip
+                        what = _UNDEFINED.get(g.kind, "no node, graph input or initializer produces it")
                         self.emit(F.UNDEFINED_VALUE, f"'{name}' is not defined: {what}", node, f"input {j} ({name})")
                 elif found.producer is not None and found.graph is g and found.producer.index >= node.index:
                     self.emit(F.USE_BEFORE_DEFINITION, f"'{name}' is used before it is defined: ONNX needs nodes in "
@@ -435,6 +442,23 @@ class _Reader:
                 for gp_sub in graphs:
                     sub = self.graph(gp_sub, "subgraph", scope, g, node, a.name)
                     node.subgraphs.setdefault(a.name, []).append(sub)
+
+    def _outer_order(self, g: Graph, v: Value) -> None:
+        """A subgraph that reads a value of an enclosing graph runs when the node holding it runs: the value must be
+        produced by an earlier node there (the text front end's rule too)."""
+        c = g
+        while c.parent is not None and c.parent is not v.graph:
+            c = c.parent
+        holder = c.owner
+        if holder is None or v.producer is None or v.producer.index < holder.index:
+            return
+        where = f"its subgraph {c.attribute} reads '{v.name}'"
+        if v.producer is holder:
+            self.emit(F.USE_BEFORE_DEFINITION, f"cycle: '{v.name}' is an output of the node that reads it", holder,
+                      where)  # fmt: skip
+        else:
+            self.emit(F.USE_BEFORE_DEFINITION, f"'{v.name}' is used before it is defined: ONNX needs nodes in "
+                      "topological order", holder, where)  # fmt: skip
 
     @staticmethod
     def _implicit(g: Graph, v: Value) -> None:
