@@ -444,21 +444,16 @@ class _Reader:
                     node.subgraphs.setdefault(a.name, []).append(sub)
 
     def _outer_order(self, g: Graph, v: Value) -> None:
-        """A subgraph that reads a value of an enclosing graph runs when the node holding it runs: the value must be
-        produced by an earlier node there (the text front end's rule too)."""
+        """A subgraph that reads an output of the node holding it: a cycle (onnxruntime refuses the model, as the
+        text front end does). A read of a later node's output is not reported here: onnxruntime sorts the nodes
+        and runs such a model."""
         c = g
         while c.parent is not None and c.parent is not v.graph:
             c = c.parent
         holder = c.owner
-        if holder is None or v.producer is None or v.producer.index < holder.index:
-            return
-        where = f"its subgraph {c.attribute} reads '{v.name}'"
-        if v.producer is holder:
+        if holder is not None and v.producer is holder:
             self.emit(F.USE_BEFORE_DEFINITION, f"cycle: '{v.name}' is an output of the node that reads it", holder,
-                      where)  # fmt: skip
-        else:
-            self.emit(F.USE_BEFORE_DEFINITION, f"'{v.name}' is used before it is defined: ONNX needs nodes in "
-                      "topological order", holder, where)  # fmt: skip
+                      f"its subgraph {c.attribute} reads '{v.name}'")  # fmt: skip
 
     @staticmethod
     def _implicit(g: Graph, v: Value) -> None:
