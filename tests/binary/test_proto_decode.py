@@ -19,6 +19,9 @@ from onnx import TensorProto, helper, numpy_helper
 from graphlsp.binary import proto as light
 from graphlsp.binary.read import _plain_array, model_from_proto, read_model
 from graphlsp.graph import enums
+from tests.binary.protobytes import field as _field
+from tests.binary.protobytes import key as _key
+from tests.binary.protobytes import varint as _varint
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = sorted((ROOT / "corpus" / "models").glob("*.onnx")) + sorted((ROOT.parent / "shared" / "realworld").glob(
@@ -93,23 +96,6 @@ def test_enums_are_onnx_enums() -> None:
 def test_decodes_what_protobuf_parses(path: Path) -> None:
     data = path.read_bytes()
     _same(light.decode(light.ModelProto, data), onnx.ModelProto.FromString(data))
-
-
-def _key(field: int, wire: int) -> bytes:
-    return _varint((field << 3) | wire)
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b, n = n & 0x7F, n >> 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(field: int, payload: bytes) -> bytes:
-    return _key(field, 2) + _varint(len(payload)) + payload
 
 
 def _model(graph: bytes, extra: bytes = b"") -> bytes:

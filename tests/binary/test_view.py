@@ -4,6 +4,7 @@ same fold hints), and the binary reader's findings land on the view's lines."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,6 +97,17 @@ def test_findings_are_placed_with_one_walk_of_the_subgraphs(tmp_path: Path, monk
     assert all(v.text[f.start : f.end] == "Identity" for f in dups)
 
 
+def _check_and_view(tmp_path: Path, model: object) -> tuple[list[Any], list[Any]]:
+    """The model written as a binary: what `graphlsp check` reports, and what its view in the editor shows."""
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.runner import lint_binary
+    from graphlsp.lsp import views
+
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())  # type: ignore[attr-defined]
+    return lint_binary(str(path), Settings()), views.diagnostics(render(str(path)), str(path))
+
+
 def test_a_fact_the_reader_and_the_views_text_both_report_is_reported_once(tmp_path: Path) -> None:
     """A model without opset imports: the reader says `the model imports no opset`, the view's printed text says
     it again with advice for a text file; the view shows what `check` says (found comparing the two on mutated
@@ -103,18 +115,13 @@ def test_a_fact_the_reader_and_the_views_text_both_report_is_reported_once(tmp_p
     from onnx import TensorProto as T
     from onnx import helper as h
 
-    from graphlsp.lint.config import Settings
-    from graphlsp.lint.runner import lint_binary
-    from graphlsp.lsp import views
-
     graph = h.make_graph([h.make_node("Relu", ["x"], ["y"])], "g", [h.make_tensor_value_info("x", T.FLOAT, [2])],
                          [h.make_tensor_value_info("y", T.FLOAT, [2])])  # fmt: skip
     model = h.make_model(graph, opset_imports=[])
     model.ir_version = 8
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    check = sorted((d.code, d.message) for d in lint_binary(str(path), Settings()))
-    shown = sorted((d.code, d.message) for d in views.diagnostics(render(str(path)), str(path)))
+    found, viewed = _check_and_view(tmp_path, model)
+    check = sorted((d.code, d.message) for d in found)
+    shown = sorted((d.code, d.message) for d in viewed)
     assert ("GL205", "the model imports no opset") in check
     assert shown == check
 
@@ -125,10 +132,6 @@ def test_a_value_defined_again_in_a_subgraph_is_reported_once_and_as_check_says(
     comparing the two on mutated binaries: every nested duplicate was shown twice)."""
     import onnx
 
-    from graphlsp.lint.config import Settings
-    from graphlsp.lint.runner import lint_binary
-    from graphlsp.lsp import views
-
     model = onnx.parser.parse_model("""<ir_version: 8, opset_import: ["" : 17]>
 g (bool c, float[2] x) => (float[2] y) {
   t = Relu (x)
@@ -138,10 +141,9 @@ g (bool c, float[2] x) => (float[2] y) {
       t2 = Abs (x)
     }>
 }""")
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    check = sorted((d.code, d.message) for d in lint_binary(str(path), Settings()))
-    shown = sorted((d.code, d.message) for d in views.diagnostics(render(str(path)), str(path)))
+    found, viewed = _check_and_view(tmp_path, model)
+    check = sorted((d.code, d.message) for d in found)
+    shown = sorted((d.code, d.message) for d in viewed)
     assert check == [("GL202", "'t' is already defined in an enclosing graph: an ONNX graph defines each value once "
                                 "(SSA)")]  # fmt: skip
     assert shown == check
@@ -153,10 +155,6 @@ def test_a_subgraph_reading_its_own_node_is_found_in_the_binary(tmp_path: Path) 
     view on mutated binaries)."""
     import onnx
 
-    from graphlsp.lint.config import Settings
-    from graphlsp.lint.runner import lint_binary
-    from graphlsp.lsp import views
-
     model = onnx.parser.parse_model("""<ir_version: 8, opset_import: ["" : 17]>
 g (bool c, float[2] x) => (float[2] y) {
   y = If (c) <then_branch: graph = th () => (float[2] y) {
@@ -165,11 +163,9 @@ g (bool c, float[2] x) => (float[2] y) {
       t2 = Abs (y)
     }>
 }""")
-    path = tmp_path / "m.onnx"
-    path.write_bytes(model.SerializeToString())
-    found = lint_binary(str(path), Settings())
+    found, viewed = _check_and_view(tmp_path, model)
     order = sorted((d.code, d.message, d.node_index, d.detail) for d in found if d.code == "GL203")
     assert order == [("GL203", "cycle: 'y' is an output of the node that reads it", 0, "its subgraph else_branch reads 'y'"),
                      ("GL203", "cycle: 'y' is an output of the node that reads it", 0, "its subgraph then_branch reads 'y'")]  # fmt: skip
-    shown = sorted((d.code, d.message) for d in views.diagnostics(render(str(path)), str(path)) if d.code == "GL203")
+    shown = sorted((d.code, d.message) for d in viewed if d.code == "GL203")
     assert shown == [(code, message) for code, message, _, _ in order]

@@ -13,25 +13,10 @@ from onnx import TensorProto, helper, numpy_helper
 
 from graphlsp.binary.read import STRIP_ABOVE, read_model
 from graphlsp.binary.wire import KEEP_BELOW
+from tests.binary.protobytes import field as _field
+from tests.binary.protobytes import key as _key
 
 N = KEEP_BELOW  # floats: 4 bytes each, so every element field here is large enough to be left in the file
-
-
-def _key(field: int, wire: int) -> bytes:
-    return _varint((field << 3) | wire)
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b, n = n & 0x7F, n >> 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _field(field: int, payload: bytes) -> bytes:
-    return _key(field, 2) + _varint(len(payload)) + payload
 
 
 def _floats(seed: int, n: int = N) -> np.ndarray:
