@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from graphlsp import __version__
 
@@ -41,8 +42,6 @@ def _size_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    import difflib
-
     from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.lint.output import format_full, format_github, format_json, format_sarif, format_text, summary
     from graphlsp.lint.runner import FileResult, check_files, check_stdin
@@ -129,6 +128,8 @@ def _check(args: argparse.Namespace) -> int:
         if r.fixed_text is not None:
             changed += 1
             if args.diff:
+                import difflib
+
                 before, after = r.text.splitlines(keepends=True), r.fixed_text.splitlines(keepends=True)
                 sys.stdout.writelines(difflib.unified_diff(before, after, r.path, r.path))
             elif not _replace(r.path, r.fixed_text.encode("utf-8")):
@@ -600,13 +601,7 @@ def _serve(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _ArgumentParser(
-        prog="graphlsp", description="Language server and linter for ONNX models (binary .onnx and ONNX text)."
-    )
-    parser.add_argument("--version", action="version", version=f"graphlsp {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_ArgumentParser)
-
+def _add_check(sub: argparse._SubParsersAction[Any]) -> None:
     check = sub.add_parser("check", help="report diagnostics for model files and folders")
     check.add_argument("paths", nargs="*", help="files or folders (*.onnxtxt, *.onnxtext, *.onnx, and op "
                        "libraries *.onnxop), or - for standard input; default: .")  # fmt: skip
@@ -636,24 +631,35 @@ def build_parser() -> argparse.ArgumentParser:
     _size_options(check)
     check.set_defaults(func=_check)
 
+
+def _add_rules(sub: argparse._SubParsersAction[Any]) -> None:
     rules = sub.add_parser("rules", help="list every rule")
     rules.set_defaults(func=_rules)
+
+
+def _add_rule(sub: argparse._SubParsersAction[Any]) -> None:
     rule = sub.add_parser("rule", help="explain one rule: what it checks, why, an example and the fix")
     rule.add_argument("code", help="a code (GL301) or a name (broadcast-incompatible)")
     rule.set_defaults(func=_rule)
 
+
+def _add_shapes(sub: argparse._SubParsersAction[Any]) -> None:
     shapes = sub.add_parser("shapes", help="print every value's inferred element type and shape")
     shapes.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
     shapes.add_argument("--format", choices=["text", "json"], default="text")
     _size_options(shapes)
     shapes.set_defaults(func=_shapes)
 
+
+def _add_fold(sub: argparse._SubParsersAction[Any]) -> None:
     fold = sub.add_parser("fold", help="fold constant subgraphs into Constants (the rest of the text is kept)")
     fold.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
     fold.add_argument("-o", "--output", help="where to write the folded text (default: standard output)")
     fold.add_argument("--size-cap", type=int, help="bytes: the largest value to compute (default: fold-size-cap)")
     fold.set_defaults(func=_fold)
 
+
+def _add_graph(sub: argparse._SubParsersAction[Any]) -> None:
     graph = sub.add_parser("graph", help="write the model's graph as one HTML page (inferred shapes, problems)")
     graph.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
     graph.add_argument("-o", "--output", help="the page to write (default: MODEL.graph.html in the current "
@@ -663,24 +669,66 @@ def build_parser() -> argparse.ArgumentParser:
                        "answers), to standard output unless -o")  # fmt: skip
     graph.set_defaults(func=_graph)
 
+
+def _add_serve(sub: argparse._SubParsersAction[Any]) -> None:
     serve = sub.add_parser("serve", help="run the language server (stdio by default)")
     serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
     serve.add_argument("-v", "--verbose", action="store_true", help="log to standard error")
     serve.set_defaults(func=_serve)
 
+
+def _add_convert(sub: argparse._SubParsersAction[Any]) -> None:
     convert = sub.add_parser("convert", help="convert between binary .onnx and ONNX text")
     convert.add_argument("input", help="a .onnx, .onnxtxt or .onnxtext file")
     convert.add_argument("output", help="a .onnx, .onnxtxt or .onnxtext file, or - for standard output")
     convert.set_defaults(func=_convert)
+
+
+_COMMANDS = {"check": _add_check, "rules": _add_rules, "rule": _add_rule, "shapes": _add_shapes, "fold": _add_fold,
+             "graph": _add_graph, "serve": _add_serve, "convert": _add_convert}  # fmt: skip
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; `only`: with that command's arguments alone (see `parse_args`)."""
+    parser_class = _SlimParser if only is not None else _ArgumentParser
+    parser = parser_class(
+        prog="graphlsp", description="Language server and linter for ONNX models (binary .onnx and ONNX text)."
+    )
+    parser.add_argument("--version", action="version", version=f"graphlsp {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=parser_class)
+    for name, add in _COMMANDS.items():
+        if only is None or name == only:
+            add(sub)
     return parser
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The parsed command line. The usual command line (a command, then its arguments) is parsed by a parser of
+    that command alone: argparse's parsers cost 1 ms each, and their first gettext lookups 10 ms more, a twentieth of
+    a small model's check. Anything that parser refuses is parsed again by the whole parser, whose messages (usage
+    listing every command) are the ones printed."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in _COMMANDS:
+        with contextlib.suppress(_Refused):
+            return build_parser(only=args[0]).parse_args(args)
+    return build_parser().parse_args(args)
+
+
+class _Refused(Exception):
+    """A command line the one-command parser refuses: the whole parser says why."""
+
+
+class _SlimParser(_ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _Refused(message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; the exit code. Called with the process's own command line (argv None), a command other
     than `serve` ends the process at once when it is done: freeing a large model's objects one by one would add a
     third to the run (1.6 s of 5 on a 100k-node file), and the operating system takes the memory back anyway."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     if argv is None and _one_file(args):
         # One model, then the process ends: the cyclic collector would only walk the model's millions of objects
         # once more after its analysis (a full collection: a sixth of the run on a 100k-node file) to free what

@@ -10,7 +10,6 @@ portability warning, when the library puts it in a domain onnx owns, as onnxrunt
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import pickle
 import threading
@@ -45,6 +44,8 @@ def load(path: Path) -> m.Library:
     """A library file parsed and checked. Reading the shipped onnxruntime library takes lark a third of a second,
     so the result is kept in the user's cache directory, keyed by the file's path and bytes, the grammar and
     graphlsp's version."""
+    import hashlib  # here, not at the top: 2.5 ms of start-up (OpenSSL) a model without op libraries never needs
+
     from graphlsp import __version__
     from graphlsp.files import read_regular
     from graphlsp.oplib.cachefiles import cache_dir, grammar_digest

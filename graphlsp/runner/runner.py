@@ -232,16 +232,28 @@ class Runner:
             if v in memo:
                 stack.pop()
                 continue
-            got = self._direct(v)
-            if got is not _PENDING:
-                memo[v] = got
-                stack.pop()
-                continue
             node = v.producer
+            if node is None or node not in active:  # on a revisit (its inputs done), _direct said _PENDING already
+                got = self._direct(v)
+                if got is not _PENDING:
+                    memo[v] = got
+                    stack.pop()
+                    continue
             assert node is not None
-            deps = [*node.inputs, *node.implicit.values()]
-            todo = next((x for x in deps if x is not None and x not in memo), None)
-            if any(x is not None and memo.get(x) is NOT_CONST for x in deps):
+            deps = [*node.inputs, *node.implicit.values()] if node.implicit else node.inputs
+            todo = None
+            for x in deps:
+                if x is None:
+                    continue
+                got = memo.get(x, _PENDING)
+                if got is NOT_CONST:
+                    todo = None
+                    break
+                if got is _PENDING and todo is None:
+                    todo = x
+            else:
+                got = None
+            if got is NOT_CONST:
                 self._settle(node, [NOT_CONST] * len(node.outputs), memo)
             elif todo is not None:
                 if todo.producer is not None and (todo.producer is node or todo.producer in active):
