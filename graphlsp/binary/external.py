@@ -57,10 +57,27 @@ def tensor_nbytes(proto: Any) -> int:
     return n * (ITEMSIZE.get(proto.data_type) or 8)
 
 
-def locate(proto: Any, base: str | None, sizes: dict[str, int | None] | None = None
-           ) -> tuple[ExternalData | None, str]:  # fmt: skip
+class Checked:
+    """What one read of a model learned of its external files, so that a thousand tensors in one data file cost
+    one realpath and one stat: folders' and locations' realpaths, and file sizes by realpath."""
+
+    __slots__ = ("reals", "sizes")
+
+    def __init__(self) -> None:
+        self.reals: dict[tuple[str, str], str] = {}
+        self.sizes: dict[str, int | None] = {}
+
+    def realpath(self, base: str, location: str = "") -> str:
+        key = (base, location)
+        real = self.reals.get(key)
+        if real is None:
+            real = self.reals[key] = os.path.realpath(os.path.join(base, location) if location else base)
+        return real
+
+
+def locate(proto: Any, base: str | None, checked: Checked | None = None) -> tuple[ExternalData | None, str]:
     """The checked place of an external tensor's bytes, or (None, why it may not be read). `base` is the
-    model's folder (None: the model was not read from a file); `sizes` caches file sizes by realpath."""
+    model's folder (None: the model was not read from a file); `checked` keeps what earlier calls found."""
     entries = {e.key: e.value for e in proto.external_data}
     location = entries.get("location", "")
     name = proto.name
@@ -69,9 +86,10 @@ def locate(proto: Any, base: str | None, sizes: dict[str, int | None] | None = N
     problem = location_problem(location)
     if problem:
         return None, problem
-    base = os.path.realpath(base)
+    checked = checked if checked is not None else Checked()
     try:
-        real = os.path.realpath(os.path.join(base, location))
+        base = checked.realpath(base)
+        real = checked.realpath(base, location)
     except (OSError, ValueError):
         return None, f"external data location '{location}' cannot be resolved; it is not opened"
     if not inside(real, base):
@@ -83,12 +101,10 @@ def locate(proto: Any, base: str | None, sizes: dict[str, int | None] | None = N
         return None, f"external data of '{name}' has a malformed offset or length"
     if offset < 0 or (length is not None and length < 0):
         return None, f"external data of '{name}' has a negative offset or length"
-    if sizes is not None and real in sizes:
-        size = sizes[real]
+    if real in checked.sizes:
+        size = checked.sizes[real]
     else:
-        size = regular_size(real)
-        if sizes is not None:
-            sizes[real] = size
+        size = checked.sizes[real] = regular_size(real)
     if size is None:
         if os.path.lexists(real):
             return None, f"external data file '{location}' is not a regular file; it is not opened"

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from graphlsp.binary import proto as light
-from graphlsp.binary.external import ExternalData, is_external, locate, read_range
+from graphlsp.binary.external import Checked, ExternalData, is_external, locate, read_range
 from graphlsp.files import open_regular
 from graphlsp.graph import findings as F
 from graphlsp.graph import ops
@@ -242,7 +242,7 @@ class _Reader:
         self.left_in_file = left_in_file or {}
         self.findings: list[Finding] = []
         self.functions: dict[tuple[str, str, str], Function] = {}
-        self.checked_files: dict[str, int | None] = {}
+        self.checked_files = Checked()
 
     def emit(self, code: str, message: str, node: Node | None = None, detail: str = "", severity: str = "") -> None:
         self.findings.append(Finding(code, message, severity=severity, node=node, detail=detail))

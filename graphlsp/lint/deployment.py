@@ -98,6 +98,7 @@ class DeploymentCheck:
         self._calls: dict[tuple[Any, ...], list[tuple[Node, list[str | None], list[str | None]]]] = {}
         self._memo: dict[tuple[Any, ...], _Verdict | None] = {}
         self._node_specific = False
+        self._rescued: dict[tuple[Any, ...], _Verdict | None] = {}
 
     # ---- the rules
     def findings(self) -> list[Finding]:
@@ -226,10 +227,17 @@ class DeploymentCheck:
         if node.domain == "" and _removed_at_load(node):
             return None
         if table.provider == "cpu" and "float16" in ins and not node.subgraphs:
-            as_float = table.lookup(node.domain, node.op_type, since, _fp32(ins), _fp32(outs))
-            if as_float.status == "ok":
-                return _Verdict(NO_KERNEL, "warning", f"{_has(table, node, got)}; not float16: onnxruntime "
-                                "inserts Casts and runs it in float32", rescued=table.label)  # fmt: skip
+            # the rest of this verdict reads only the op, version and types again: one per kind of node (an
+            # LLM in float16 has hundreds of MatMuls)
+            key = (id(table), node.domain, node.op_type, since, tuple(ins), tuple(outs))
+            if key not in self._rescued:
+                as_float = table.lookup(node.domain, node.op_type, since, _fp32(ins), _fp32(outs))
+                self._rescued[key] = None if as_float.status != "ok" else _Verdict(
+                    NO_KERNEL, "warning", f"{_has(table, node, got)}; not float16: onnxruntime inserts Casts and "
+                    "runs it in float32", rescued=table.label)  # fmt: skip
+            rescued = self._rescued[key]
+            if rescued is not None:
+                return rescued
         inlined = self._through_schema_body(node, since, ins, outs, table, depth)
         if inlined is not False:
             return inlined
