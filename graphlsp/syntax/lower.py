@@ -736,8 +736,9 @@ class _Builder:
             assert v.span is not None
             problem = order_problem(g, holder, v, comp)
             if not problem.cycle:
-                self.emit(F.USE_BEFORE_DEFINITION, problem.message, piece, span(piece, el),
-                          [(f"'{v.name}' is defined here", *v.span)], node=holder, severity=problem.severity)  # fmt: skip
+                defined = [(f"'{v.name}' is defined here", *v.span)]
+                self.emit(F.USE_BEFORE_DEFINITION, problem.message, piece, span(piece, el), defined, node=holder,
+                          severity=problem.severity)  # fmt: skip
                 continue
             related = []
             for n in problem.cycle:
