@@ -44,6 +44,7 @@ from graphlsp.graph.core import (
 )
 from graphlsp.graph.enums import AttributeProto, TensorProto
 from graphlsp.graph.findings import Finding
+from graphlsp.graph.order import order_problem
 from graphlsp.graph.resolve import resolve_op
 from graphlsp.graph.tensor import Tensor, TensorError
 
@@ -243,9 +244,11 @@ class _Reader:
         self.findings: list[Finding] = []
         self.functions: dict[tuple[str, str, str], Function] = {}
         self.checked_files = Checked()
+        self.back: dict[int, list[tuple[Node, Value, str]]] = {}  # id(graph) -> reads before the producer
 
-    def emit(self, code: str, message: str, node: Node | None = None, detail: str = "", severity: str = "") -> None:
-        self.findings.append(Finding(code, message, severity=severity, node=node, detail=detail))
+    def emit(self, code: str, message: str, node: Node | None = None, detail: str = "", severity: str = "",
+             kind: str = "") -> None:  # fmt: skip
+        self.findings.append(Finding(code, message, severity=severity, kind=kind, node=node, detail=detail))
 
     # ---- tensors
     def tensor(self, proto: Any, where: str, node: Node | None = None) -> ProtoTensor:
@@ -310,6 +313,7 @@ class _Reader:
     def graph(self, gp: Any, kind: str, scope: _Scope, parent: Graph | None = None,
               owner: Node | None = None, attribute: str | None = None) -> Graph:  # fmt: skip
         g = Graph(gp.name, kind, None, parent, owner, attribute)
+        self.back[id(g)] = []
         where = f"graph '{g.path}'"
         values = g.values
         is_fn = kind == "function"  # a FunctionProto: its inputs and outputs are names
@@ -355,6 +359,7 @@ class _Reader:
                     self._outer_order(g, v)
             v.graph_outputs.append(g)
             g.outputs.append(v)
+        self._order_findings(g, self.back.pop(id(g)))
         taken = set(gp.input) | set(gp.output) if is_fn else {vi.name for vi in [*gp.input, *gp.output]}
         for vi in gp.value_info:
             if vi.name not in taken:
@@ -431,8 +436,7 @@ class _Reader:
                         what = _UNDEFINED.get(g.kind, "no node, graph input or initializer produces it")
                         self.emit(F.UNDEFINED_VALUE, f"'{name}' is not defined: {what}", node, f"input {j} ({name})")
                 elif found.producer is not None and found.graph is g and found.producer.index >= node.index:
-                    self.emit(F.USE_BEFORE_DEFINITION, f"'{name}' is used before it is defined: ONNX needs nodes in "
-                              "topological order", node, f"input {j} ({name})")  # fmt: skip
+                    self.back[id(g)].append((node, found, f"input {j} ({name})"))
                 found.consumers.append((node, j))
                 node.inputs.append(found)
             for a in np_.attribute:
@@ -444,16 +448,29 @@ class _Reader:
                     node.subgraphs.setdefault(a.name, []).append(sub)
 
     def _outer_order(self, g: Graph, v: Value) -> None:
-        """A subgraph that reads an output of the node holding it: a cycle (onnxruntime refuses the model, as the
-        text front end does). A read of a later node's output is not reported here: onnxruntime sorts the nodes
-        and runs such a model."""
+        """A subgraph's read of an outer value produced at or after the node holding it (in `v`'s graph): judged
+        with that graph's other reads before their producer once its nodes are bound (`_order_findings`)."""
         c = g
         while c.parent is not None and c.parent is not v.graph:
             c = c.parent
         holder = c.owner
-        if holder is not None and v.producer is holder:
-            self.emit(F.USE_BEFORE_DEFINITION, f"cycle: '{v.name}' is an output of the node that reads it", holder,
-                      f"its subgraph {c.attribute} reads '{v.name}'")  # fmt: skip
+        if holder is not None and v.producer is not None and v.producer.index >= holder.index:
+            self.back[id(v.graph)].append((holder, v, f"its subgraph {c.attribute} reads '{v.name}'"))
+
+    def _order_findings(self, g: Graph, back: list[tuple[Node, Value, str]]) -> None:
+        """Reads before the producer: cycles (errors), else nodes out of order (a warning in the main graph, which
+        onnxruntime sorts), in the text front end's words; one finding per node, part and value."""
+        if not back:
+            return
+        comp = g.components()
+        said: set[tuple[int, str]] = set()
+        for holder, v, detail in back:
+            if (holder.index, detail) in said:
+                continue
+            said.add((holder.index, detail))
+            problem = order_problem(g, holder, v, comp)
+            self.emit(F.USE_BEFORE_DEFINITION, problem.message, holder, detail, problem.severity,
+                      F.CYCLE if problem.cycle else "")  # fmt: skip
 
     @staticmethod
     def _implicit(g: Graph, v: Value) -> None:

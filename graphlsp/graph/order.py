@@ -1,5 +1,6 @@
-"""Walks over one Graph built on its order: a path along data edges (for naming the nodes of a cycle) and the
-worklist that revisits nodes in topological order after an edit.
+"""Walks over one Graph built on its order: a path along data edges (for naming the nodes of a cycle), what a
+read of a value before its producer means (`order_problem`, one wording for both front ends) and the worklist
+that revisits nodes in topological order after an edit.
 
 The order itself (Kahn's topological order, Tarjan's components) lives in `graph.digraph`, over index lists,
 and `Graph.topological_order` / `Graph.components` call it; this module sits above `graph.core`.
@@ -9,8 +10,9 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
+from dataclasses import dataclass
 
-from graphlsp.graph.core import Graph, Node
+from graphlsp.graph.core import Graph, Node, Value
 
 
 def data_path(graph: Graph, start: Node, goal: Node) -> list[Node] | None:
@@ -34,6 +36,51 @@ def data_path(graph: Graph, start: Node, goal: Node) -> list[Node] | None:
                 return path[::-1]
             queue.append(nxt)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class OrderProblem:
+    """What a read of `value` by `holder` (or by a subgraph of it) before `value`'s producer is.
+
+    `cycle`: the nodes of the cycle from the holder to the producer (empty: the read is only out of order)."""
+
+    message: str
+    severity: str
+    cycle: list[Node]
+
+
+def order_problem(graph: Graph, holder: Node, value: Value, components: list[int]) -> OrderProblem:
+    """The read of `value` (produced in `graph` at or after `holder`) by `holder`; `components`: the graph's.
+
+    onnxruntime sorts the main graph's nodes when it loads a model and runs it (onnx's checker refuses it); it does
+    not sort a subgraph's or a function's (the op's shape inference, onnx's, reads them in order and fails), and a
+    cycle it refuses anywhere ("the graph is not acyclic")."""
+    name = value.name
+    producer = value.producer
+    assert producer is not None
+    if producer is holder or components[producer.index] == components[holder.index]:
+        path = data_path(graph, holder, producer) or [holder]
+        if producer is holder:
+            message = f"cycle: '{name}' is an output of the node that reads it"
+        else:
+            chain = [link(a, b) for a, b in zip(path, path[1:], strict=False)] + [name]
+            message = f"cycle: '{name}' is computed from this node's own output (" + " -> ".join(chain) + ")"
+        return OrderProblem(message, "error", path)
+    move = f"move the node that reads '{name}' after the one that produces it"
+    if graph.kind == "model":
+        return OrderProblem(f"'{name}' is used before it is defined: onnx.checker rejects nodes out of topological "
+                            f"order; onnxruntime sorts them ({move})", "warning", [])  # fmt: skip
+    whose = "a function's" if graph.kind == "function" else "a subgraph's"
+    return OrderProblem(f"'{name}' is used before it is defined: {whose} nodes must be in topological order "
+                        f"(onnxruntime sorts only the main graph's); {move}", "error", [])  # fmt: skip
+
+
+def link(a: Node, b: Node) -> str:
+    """The name of a value `a` produces that `b` (or a subgraph of it) reads."""
+    for v in a.outputs:
+        if v is not None and any(b.graph.top_node(c) is b for c, _ in v.consumers):
+            return v.name
+    return "?"
 
 
 class Worklist:

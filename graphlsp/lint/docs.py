@@ -80,7 +80,12 @@ DOCS: dict[str, RuleDoc] = {
         "Rename the second definition and its uses.",
     ),
     "GL203": RuleDoc(
-        "ONNX requires nodes in topological order; a cycle cannot run at all.",
+        "onnx's checker requires nodes in topological order. onnxruntime sorts the main graph's nodes when it "
+        "loads a model and runs it, so there a node that reads a value before the node producing it is a warning: "
+        "onnxruntime runs the model, onnx.checker (and tools that call it) refuse it. The nodes of an If/Loop/Scan "
+        "body or of a function are not sorted (onnx's shape inference of the op reads them in order and fails): "
+        "an error. A cycle, a node that needs its own output (directly, through other nodes or through a subgraph "
+        "that reads it), runs nowhere: onnxruntime refuses it (`the graph is not acyclic`).",
         H + "g (float[N] x) => (float[N] y) {\n  y = Relu (a)\n  a = Abs (x)\n}\n",
         "Move the producer above its consumers; break cycles.",
     ),

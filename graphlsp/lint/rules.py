@@ -47,7 +47,8 @@ RULES: dict[str, Rule] = {
             "GL203",
             "use-before-definition",
             "error",
-            "A value is used before the node that produces it, or nodes form a cycle.",
+            "A value is used before the node that produces it, or nodes form a cycle (a warning where the main "
+            "graph's nodes are only out of order: onnxruntime sorts them, onnx's checker refuses them).",
         ),
         Rule(
             "GL204",

@@ -43,7 +43,7 @@ from graphlsp.graph.core import (
     ValueInfo,
 )
 from graphlsp.graph.findings import Finding
-from graphlsp.graph.order import data_path
+from graphlsp.graph.order import order_problem
 from graphlsp.graph.resolve import SUGGESTED_OPSET, resolve_op
 from graphlsp.graph.suggest import Suggester
 from graphlsp.graph.tensor import Tensor, TensorError, location_problem
@@ -416,10 +416,10 @@ class _Builder:
     # ---- findings
     def emit(self, code: str, message: str, piece: Piece | None, where: Span | None,
              related: list[tuple[str, int, int]] | None = None, kind: str = "", node: Node | None = None,
-             ) -> None:  # fmt: skip
+             severity: str = "") -> None:  # fmt: skip
         if (piece is not None and piece.failed) or where is None:
             return
-        self.findings.append(Finding(code, message, where[0], where[1], related=related or [], kind=kind, node=node))
+        self.findings.append(Finding(code, message, where[0], where[1], severity, related or [], kind, node))
 
     # ---- model
     def build(self) -> None:
@@ -733,25 +733,20 @@ class _Builder:
     def _order_findings(self, g: Graph, back: list[_BackUse]) -> None:
         comp = g.components()
         for holder, v, piece, el in back:
-            producer = v.producer
-            assert producer is not None and v.span is not None
-            if producer is holder or comp[producer.index] == comp[holder.index]:
-                path = data_path(g, holder, producer) or [holder]
-                chain = [_link(a, b) for a, b in zip(path, path[1:], strict=False)] + [v.name]
-                if producer is holder:
-                    msg = f"cycle: '{v.name}' is an output of the node that reads it"
-                else:
-                    msg = f"cycle: '{v.name}' is computed from this node's own output (" + " -> ".join(chain) + ")"
-                related = []
-                for n in path:
-                    out = next((o for o in n.outputs if o is not None and o.span is not None), None)
-                    if out is not None and out.span is not None:
-                        related.append((f"'{out.name}' is produced here, on the cycle", *out.span))
-                self.emit(F.USE_BEFORE_DEFINITION, msg, piece, span(piece, el), related, kind=F.CYCLE, node=holder)
-            else:
-                self.emit(F.USE_BEFORE_DEFINITION, f"'{v.name}' is used before it is defined: ONNX needs nodes in "
-                          f"topological order; move the node that reads '{v.name}' after the one that produces it",
-                          piece, span(piece, el), [(f"'{v.name}' is defined here", *v.span)], node=holder)  # fmt: skip
+            assert v.span is not None
+            problem = order_problem(g, holder, v, comp)
+            if not problem.cycle:
+                defined = [(f"'{v.name}' is defined here", *v.span)]
+                self.emit(F.USE_BEFORE_DEFINITION, problem.message, piece, span(piece, el), defined, node=holder,
+                          severity=problem.severity)  # fmt: skip
+                continue
+            related = []
+            for n in problem.cycle:
+                out = next((o for o in n.outputs if o is not None and o.span is not None), None)
+                if out is not None and out.span is not None:
+                    related.append((f"'{out.name}' is produced here, on the cycle", *out.span))
+            self.emit(F.USE_BEFORE_DEFINITION, problem.message, piece, span(piece, el), related, kind=F.CYCLE,
+                      node=holder)  # fmt: skip
 
 
 def _qualified(fn: Function) -> str:
@@ -762,14 +757,6 @@ def _qualified(fn: Function) -> str:
 def _first(v: Value) -> list[tuple[str, int, int]]:
     s = v.span
     return [(f"first definition of '{v.name}'", *s)] if s is not None else []
-
-
-def _link(a: Node, b: Node) -> str:
-    """The name of a value `a` produces that `b` (or a subgraph of it) reads."""
-    for v in a.outputs:
-        if v is not None and any(b.graph.top_node(c) is b for c, _ in v.consumers):
-            return v.name
-    return "?"
 
 
 def _visible_names(g: Graph | None) -> list[str]:

@@ -169,3 +169,18 @@ g (bool c, float[2] x) => (float[2] y) {
                      ("GL203", "cycle: 'y' is an output of the node that reads it", 0, "its subgraph then_branch reads 'y'")]  # fmt: skip
     shown = sorted((d.code, d.message) for d in viewed if d.code == "GL203")
     assert shown == [(code, message) for code, message, _, _ in order]
+
+
+def test_the_view_judges_node_order_as_check_and_onnxruntime_do(tmp_path: Path) -> None:
+    """Nodes that read values before their producers: the view shows what `check` says, in the same words and
+    severities, and an error exactly where onnxruntime refuses the model (it sorts the main graph's nodes and
+    runs it; it refuses cycles and unsorted bodies)."""
+    from tests.order_models import cases, expected, onnxruntime_says, outcome
+
+    want, got = {}, {}
+    for name, model in cases().items():
+        found, viewed = _check_and_view(tmp_path, model)
+        said = sorted((d.code, d.severity, d.message) for d in found)
+        assert sorted((d.code, d.severity, d.message) for d in viewed) == said, name
+        want[name], got[name] = expected(onnxruntime_says(model)), outcome(viewed)
+    assert got == want
