@@ -33,7 +33,7 @@ else:
 # The parser (and lark) and the checker are imported on first use: a model without such ops never pays for them.
 
 LIBRARIES = Path(__file__).resolve().parent / "libraries"
-CACHE_VERSION = "3"  # bump when the model's classes or the checker change what a checked library holds
+CACHE_VERSION = "4"  # bump when the model's classes or the checker change what a checked library holds
 
 
 def builtin_paths() -> list[Path]:

@@ -6,20 +6,67 @@ the checker and the shape contracts report at the exact place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 
-@dataclass(frozen=True, slots=True)
-class Loc:
+class Record:
+    """Named fields (`_fields`, in constructor order) with what @dataclass would give them: equal to a record of
+    the same class with equal fields (unhashable, as a mutable dataclass is), printed `Name(field=value, ...)`,
+    pickled by its fields. Written out rather than made by @dataclass, which compiles each class's methods at every
+    import: 12 ms for this module's 25 classes, paid by every check of a model with a contrib op."""
+
+    __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple([getattr(self, f) for f in self._fields])
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()  # type: ignore[attr-defined]
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__qualname__}({', '.join(f'{f}={getattr(self, f)!r}' for f in self._fields)})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), self._values()
+
+
+class Frozen(Record):
+    """A record whose fields are set once, in `__init__` (`_set`): hashable by its fields, as a frozen dataclass."""
+
+    __slots__ = ()
+
+    def _set(self, *values: Any) -> None:
+        for name, value in zip(self._fields, values, strict=True):
+            object.__setattr__(self, name, value)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(self._values())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field '{name}'")
+
+
+class Loc(Frozen):
     """A range in a library file: 1-based lines and columns (end exclusive), offsets into the text."""
 
+    __slots__ = _fields = ("line", "col", "end_line", "end_col", "start", "end")
     line: int
     col: int
     end_line: int
     end_col: int
-    start: int = 0
-    end: int = 0
+    start: int
+    end: int
+
+    def __init__(self, line: int, col: int, end_line: int, end_col: int, start: int = 0, end: int = 0) -> None:
+        self._set(line, col, end_line, end_col, start, end)
 
     def __str__(self) -> str:
         return f"{self.line}:{self.col}"
@@ -28,113 +75,185 @@ class Loc:
 NO_LOC = Loc(0, 0, 0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """A syntax or declaration error (or warning) in a library file."""
+class Problem(Frozen):
+    """A syntax or declaration error (or warning) in a library file. `severity`: error or warning; `code`: GL601
+    for a syntax error, "" for a declaration's problem (GL602 error, GL603 warning)."""
 
+    __slots__ = _fields = ("path", "loc", "message", "severity", "code")
     path: str
     loc: Loc
     message: str
-    severity: str = "error"  # error, warning
-    code: str = ""  # GL601 for a syntax error; "" for a declaration's problem (GL602 error, GL603 warning)
+    severity: str
+    code: str
+
+    def __init__(self, path: str, loc: Loc, message: str, severity: str = "error", code: str = "") -> None:
+        self._set(path, loc, message, severity, code)
 
     def __str__(self) -> str:
         return f"{self.path}:{self.loc.line}:{self.loc.col}: {self.severity}: {self.message}"
 
 
 # ---- expressions
-@dataclass(frozen=True, slots=True)
-class Expr:
+class Expr(Frozen):
+    """An expression of a shape contract, where it is written."""
+
+    __slots__ = ("loc",)
+    _fields: ClassVar[tuple[str, ...]] = ("loc",)
     loc: Loc
 
+    def __init__(self, loc: Loc) -> None:
+        self._set(loc)
 
-@dataclass(frozen=True, slots=True)
+
 class Num(Expr):
+    __slots__ = ("value",)
+    _fields = ("loc", "value")
     value: int | float
 
+    def __init__(self, loc: Loc, value: int | float) -> None:
+        self._set(loc, value)
 
-@dataclass(frozen=True, slots=True)
+
 class Str(Expr):
+    __slots__ = ("value",)
+    _fields = ("loc", "value")
     value: str
 
+    def __init__(self, loc: Loc, value: str) -> None:
+        self._set(loc, value)
 
-@dataclass(frozen=True, slots=True)
+
 class Name(Expr):
+    __slots__ = ("id",)
+    _fields = ("loc", "id")
     id: str
 
+    def __init__(self, loc: Loc, id: str) -> None:  # noqa: A002 (the field's name)
+        self._set(loc, id)
 
-@dataclass(frozen=True, slots=True)
+
 class Call(Expr):
+    __slots__ = ("fn", "args")
+    _fields = ("loc", "fn", "args")
     fn: str
     args: tuple[Expr, ...]
 
+    def __init__(self, loc: Loc, fn: str, args: tuple[Expr, ...]) -> None:
+        self._set(loc, fn, args)
 
-@dataclass(frozen=True, slots=True)
+
 class Index(Expr):
+    __slots__ = ("base", "index")
+    _fields = ("loc", "base", "index")
     base: Expr
     index: Expr
 
+    def __init__(self, loc: Loc, base: Expr, index: Expr) -> None:
+        self._set(loc, base, index)
 
-@dataclass(frozen=True, slots=True)
+
 class BinOp(Expr):
-    op: str  # + - * / // %
+    """`op`: + - * / // %"""
+
+    __slots__ = ("op", "left", "right")
+    _fields = ("loc", "op", "left", "right")
+    op: str
     left: Expr
     right: Expr
 
+    def __init__(self, loc: Loc, op: str, left: Expr, right: Expr) -> None:
+        self._set(loc, op, left, right)
 
-@dataclass(frozen=True, slots=True)
+
 class Neg(Expr):
+    __slots__ = ("arg",)
+    _fields = ("loc", "arg")
     arg: Expr
 
+    def __init__(self, loc: Loc, arg: Expr) -> None:
+        self._set(loc, arg)
 
-@dataclass(frozen=True, slots=True)
+
 class Compare(Expr):
-    op: str  # == != < <= > >=
+    """`op`: == != < <= > >="""
+
+    __slots__ = ("op", "left", "right")
+    _fields = ("loc", "op", "left", "right")
+    op: str
     left: Expr
     right: Expr
 
+    def __init__(self, loc: Loc, op: str, left: Expr, right: Expr) -> None:
+        self._set(loc, op, left, right)
 
-@dataclass(frozen=True, slots=True)
+
 class MemberOf(Expr):
+    __slots__ = ("arg", "options")
+    _fields = ("loc", "arg", "options")
     arg: Expr
     options: tuple[Expr, ...]
 
+    def __init__(self, loc: Loc, arg: Expr, options: tuple[Expr, ...]) -> None:
+        self._set(loc, arg, options)
 
-@dataclass(frozen=True, slots=True)
+
 class BoolOp(Expr):
-    op: str  # and, or
+    """`op`: and, or"""
+
+    __slots__ = ("op", "left", "right")
+    _fields = ("loc", "op", "left", "right")
+    op: str
     left: Expr
     right: Expr
 
+    def __init__(self, loc: Loc, op: str, left: Expr, right: Expr) -> None:
+        self._set(loc, op, left, right)
 
-@dataclass(frozen=True, slots=True)
+
 class Not(Expr):
+    __slots__ = ("arg",)
+    _fields = ("loc", "arg")
     arg: Expr
 
+    def __init__(self, loc: Loc, arg: Expr) -> None:
+        self._set(loc, arg)
 
-@dataclass(frozen=True, slots=True)
+
 class Cond(Expr):
+    __slots__ = ("test", "then", "other")
+    _fields = ("loc", "test", "then", "other")
     test: Expr
     then: Expr
     other: Expr
 
+    def __init__(self, loc: Loc, test: Expr, then: Expr, other: Expr) -> None:
+        self._set(loc, test, then, other)
+
 
 # ---- shape patterns
-@dataclass(frozen=True, slots=True)
-class Run:
+class Run(Frozen):
     """`*N` (a named run of dims, any length) or `...` (an anonymous one) inside a shape pattern."""
 
+    __slots__ = _fields = ("name", "loc")
     name: str | None
     loc: Loc
+
+    def __init__(self, name: str | None, loc: Loc) -> None:
+        self._set(name, loc)
 
 
 DimPat = Expr | Run
 
 
-@dataclass(frozen=True, slots=True)
-class Pattern:
+class Pattern(Frozen):
+    """A shape pattern: `[B, S, *rest]`."""
+
+    __slots__ = _fields = ("dims", "loc")
     dims: tuple[DimPat, ...]
     loc: Loc
+
+    def __init__(self, dims: tuple[DimPat, ...], loc: Loc) -> None:
+        self._set(dims, loc)
 
     @property
     def run(self) -> int | None:
@@ -155,100 +274,141 @@ class Pattern:
 
 
 # ---- declarations
-@dataclass(slots=True)
-class Param:
-    """An input or output: `name: T[B, S, H]`, `name?: T` (optional), `name...: T` (variadic)."""
+class Param(Record):
+    """An input or output: `name: T[B, S, H]`, `name?: T` (optional), `name...: T` (variadic). `type_str`: a type
+    constraint's name ("T") or a concrete type ("tensor(int32)"); `option`: single, optional, variadic;
+    `patterns`: the shapes it may have (alternatives, tried by rank); outputs: `same` is `= x` (x's shape) or
+    `= broadcast(a, b)`, `when` the condition under which the op produces it."""
 
-    name: str
-    type_str: str  # a type constraint's name ("T") or a concrete type ("tensor(int32)")
-    option: str  # single, optional, variadic
-    loc: Loc
-    type_loc: Loc = NO_LOC
-    min_arity: int = 1
-    homogeneous: bool = True
-    patterns: tuple[Pattern, ...] = ()  # the shapes it may have (alternatives, tried by rank)
-    same: Expr | None = None  # outputs: `= x` (x's shape) or `= broadcast(a, b)`
-    when: Expr | None = None  # outputs: the condition under which the op produces it
-    doc: str = ""
+    __slots__ = _fields = ("name", "type_str", "option", "loc", "type_loc", "min_arity", "homogeneous", "patterns",
+                           "same", "when", "doc")  # fmt: skip
 
-
-@dataclass(slots=True)
-class AttrDecl:
-    name: str
-    type_name: str  # int, float, string, ints, floats, strings, tensor, graph, ...
-    required: bool
-    default: Any  # a Python value (None when there is none)
-    loc: Loc
-    doc: str = ""
+    def __init__(self, name: str, type_str: str, option: str, loc: Loc, type_loc: Loc = NO_LOC, min_arity: int = 1,
+                 homogeneous: bool = True, patterns: tuple[Pattern, ...] = (), same: Expr | None = None,
+                 when: Expr | None = None, doc: str = "") -> None:  # fmt: skip
+        self.name = name
+        self.type_str = type_str
+        self.option = option
+        self.loc = loc
+        self.type_loc = type_loc
+        self.min_arity = min_arity
+        self.homogeneous = homogeneous
+        self.patterns = patterns
+        self.same = same
+        self.when = when
+        self.doc = doc
 
 
-@dataclass(slots=True)
-class TypeDecl:
-    name: str
-    allowed: list[str]  # onnx type strings: tensor(float), seq(tensor(int64)), ...
-    loc: Loc
-    doc: str = ""
-    type_locs: list[Loc] = field(default_factory=list)
+class AttrDecl(Record):
+    """An attribute: `type_name` int, float, string, ints, floats, strings, tensor, graph, ...; `default` a Python
+    value (None when there is none)."""
+
+    __slots__ = _fields = ("name", "type_name", "required", "default", "loc", "doc")
+
+    def __init__(self, name: str, type_name: str, required: bool, default: Any, loc: Loc, doc: str = "") -> None:
+        self.name = name
+        self.type_name = type_name
+        self.required = required
+        self.default = default
+        self.loc = loc
+        self.doc = doc
 
 
-@dataclass(slots=True)
-class Require:
+class TypeDecl(Record):
+    """A type constraint: `allowed` holds onnx type strings (tensor(float), seq(tensor(int64)), ...)."""
+
+    __slots__ = _fields = ("name", "allowed", "loc", "doc", "type_locs")
+
+    def __init__(self, name: str, allowed: list[str], loc: Loc, doc: str = "", type_locs: list[Loc] | None = None
+                 ) -> None:  # fmt: skip
+        self.name = name
+        self.allowed = allowed
+        self.loc = loc
+        self.doc = doc
+        self.type_locs = type_locs if type_locs is not None else []
+
+
+class Require(Record):
     """`require <condition> else GL302 "message"`: a relation the node must satisfy."""
 
-    expr: Expr
-    code: str
-    message: str
-    loc: Loc
+    __slots__ = _fields = ("expr", "code", "message", "loc")
+
+    def __init__(self, expr: Expr, code: str, message: str, loc: Loc) -> None:
+        self.expr = expr
+        self.code = code
+        self.message = message
+        self.loc = loc
 
 
-@dataclass(slots=True)
-class Symbol:
+class Symbol(Record):
     """`dim H "hidden size" GL302`: what a dim symbol means, and the code a disagreement on it is reported as."""
 
-    name: str
-    doc: str
-    code: str
-    loc: Loc
+    __slots__ = _fields = ("name", "doc", "code", "loc")
+
+    def __init__(self, name: str, doc: str, code: str, loc: Loc) -> None:
+        self.name = name
+        self.doc = doc
+        self.code = code
+        self.loc = loc
 
 
-@dataclass(slots=True)
-class Delegate:
+class Delegate(Record):
     """`shape Conv@11(X, W, B) -> (Y) with group = 1`: the outputs are what onnx's op computes from these inputs
     (`_` for an input left out), with the node's attributes (and the ones given). `python`: a shape function
     registered in Python (`graphlsp.ops.registry.shape_fn(..., domain=...)`) computes them."""
 
-    loc: Loc
-    python: bool = False
-    op: str = ""
-    domain: str = ""
-    version: int | None = None
-    args: list[str | None] = field(default_factory=list)
-    outs: list[str | None] | None = None
-    attrs: dict[str, Expr] = field(default_factory=dict)
+    __slots__ = _fields = ("loc", "python", "op", "domain", "version", "args", "outs", "attrs")
+
+    def __init__(self, loc: Loc, python: bool = False, op: str = "", domain: str = "", version: int | None = None,
+                 args: list[str | None] | None = None, outs: list[str | None] | None = None,
+                 attrs: dict[str, Expr] | None = None) -> None:  # fmt: skip
+        self.loc = loc
+        self.python = python
+        self.op = op
+        self.domain = domain
+        self.version = version
+        self.args: list[str | None] = args if args is not None else []
+        self.outs = outs
+        self.attrs: dict[str, Expr] = attrs if attrs is not None else {}
 
 
-@dataclass(slots=True)
-class OpDecl:
-    domain: str
-    name: str
-    loc: Loc  # the op's name
-    since: int = 1
-    until: int | None = None  # the last opset version that has it (None: every later one)
-    doc: str = ""
-    inputs: list[Param] = field(default_factory=list)
-    outputs: list[Param] = field(default_factory=list)
-    attrs: dict[str, AttrDecl] = field(default_factory=dict)
-    types: dict[str, TypeDecl] = field(default_factory=dict)
-    requires: list[Require] = field(default_factory=list)
-    symbols: dict[str, Symbol] = field(default_factory=dict)
-    lets: dict[str, Expr] = field(default_factory=dict)  # `let L = dim(key, 1) if has(key) else S`
-    let_locs: dict[str, Loc] = field(default_factory=dict)  # where each `let` names its expression
-    shape: Delegate | None = None
-    alternative: str = ""
-    library: str = ""  # the library's name (a runtime: onnxruntime)
-    path: str = ""  # the file it is declared in
-    block: Loc = NO_LOC  # the whole declaration
-    source: str = ""  # the declaration's text (`block` of its file), for hovers
+class OpDecl(Record):
+    """An op declaration. `loc`: the op's name; `until`: the last opset version that has it (None: every later
+    one); `lets`: `let L = dim(key, 1) if has(key) else S`, `let_locs` where each names its expression; `library`:
+    the library's name (a runtime: onnxruntime); `path`: the file it is declared in; `block`: the whole
+    declaration, `source` its text (for hovers)."""
+
+    __slots__ = _fields = ("domain", "name", "loc", "since", "until", "doc", "inputs", "outputs", "attrs", "types",
+                           "requires", "symbols", "lets", "let_locs", "shape", "alternative", "library", "path",
+                           "block", "source")  # fmt: skip
+
+    def __init__(self, domain: str, name: str, loc: Loc, since: int = 1, until: int | None = None, doc: str = "",
+                 inputs: list[Param] | None = None, outputs: list[Param] | None = None,
+                 attrs: dict[str, AttrDecl] | None = None, types: dict[str, TypeDecl] | None = None,
+                 requires: list[Require] | None = None, symbols: dict[str, Symbol] | None = None,
+                 lets: dict[str, Expr] | None = None, let_locs: dict[str, Loc] | None = None,
+                 shape: Delegate | None = None, alternative: str = "", library: str = "", path: str = "",
+                 block: Loc = NO_LOC, source: str = "") -> None:  # fmt: skip
+        self.domain = domain
+        self.name = name
+        self.loc = loc
+        self.since = since
+        self.until = until
+        self.doc = doc
+        self.inputs: list[Param] = inputs if inputs is not None else []
+        self.outputs: list[Param] = outputs if outputs is not None else []
+        self.attrs: dict[str, AttrDecl] = attrs if attrs is not None else {}
+        self.types: dict[str, TypeDecl] = types if types is not None else {}
+        self.requires: list[Require] = requires if requires is not None else []
+        self.symbols: dict[str, Symbol] = symbols if symbols is not None else {}
+        self.lets: dict[str, Expr] = lets if lets is not None else {}
+        self.let_locs: dict[str, Loc] = let_locs if let_locs is not None else {}
+        self.shape = shape
+        self.alternative = alternative
+        self.library = library
+        self.path = path
+        self.block = block
+        self.source = source
 
     @property
     def qualified(self) -> str:
@@ -270,13 +430,19 @@ class OpDecl:
         return None
 
 
-@dataclass(slots=True)
-class Library:
-    name: str  # `library NAME`, else the file's stem
-    path: str
-    ops: list[OpDecl] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-    version: str = ""  # `library onnxruntime "1.22"`: what it was written against
+class Library(Record):
+    """A library file: `name` is `library NAME`, else the file's stem; `version`: `library onnxruntime "1.22"`,
+    what it was written against."""
+
+    __slots__ = _fields = ("name", "path", "ops", "problems", "version")
+
+    def __init__(self, name: str, path: str, ops: list[OpDecl] | None = None, problems: list[Problem] | None = None,
+                 version: str = "") -> None:  # fmt: skip
+        self.name = name
+        self.path = path
+        self.ops: list[OpDecl] = ops if ops is not None else []
+        self.problems: list[Problem] = problems if problems is not None else []
+        self.version = version
 
     @property
     def errors(self) -> list[Problem]:
