@@ -44,18 +44,15 @@ def load(path: Path) -> m.Library:
     """A library file parsed and checked. Reading the shipped onnxruntime library takes lark a third of a second,
     so the result is kept in the user's cache directory, keyed by the file's path and bytes, the grammar and
     graphlsp's version."""
-    import hashlib  # here, not at the top: 2.5 ms of start-up (OpenSSL) a model without op libraries never needs
-
     from graphlsp import __version__
     from graphlsp.files import read_regular
-    from graphlsp.oplib.cachefiles import cache_dir, grammar_digest
-    from graphlsp.oplib.checker import check_library
+    from graphlsp.oplib.cachefiles import cache_dir, digest, grammar_digest
 
     try:
         data = read_regular(path)
     except OSError:
-        return check_library(_parser().parse_file(path))
-    h = hashlib.sha256(data)
+        return _checked(_parser().parse_file(path))
+    h = digest(data)
     h.update(f"\0{path}\0{grammar_digest()}\0{__version__}\0{CACHE_VERSION}".encode())
     folder = cache_dir()
     cached = folder / f"oplib-{h.hexdigest()[:32]}.pickle" if folder is not None else None
@@ -69,8 +66,8 @@ def load(path: Path) -> m.Library:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return check_library(_parser().parse_file(path))
-    lib = check_library(_parser().parse_library(text, str(path)))
+        return _checked(_parser().parse_file(path))
+    lib = _checked(_parser().parse_library(text, str(path)))
     if cached is not None:
         tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
         try:
@@ -80,6 +77,12 @@ def load(path: Path) -> m.Library:
             with contextlib.suppress(OSError):
                 tmp.unlink()
     return lib
+
+
+def _checked(lib: m.Library) -> m.Library:
+    from graphlsp.oplib.checker import check_library  # 4.5 ms of imports, paid only when a library is parsed
+
+    return check_library(lib)
 
 
 def _parser() -> ModuleType:
