@@ -16,9 +16,9 @@ and a finding there is located by its node (graph path, index, name).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from graphlsp.frozen import Frozen
 from graphlsp.graph import digraph
 from graphlsp.graph.tensor import Tensor
 
@@ -30,8 +30,7 @@ FunctionKey = tuple[str, str, str]  # (domain, name, overload)
 Dims = tuple[int | str | None, ...]  # int: a value, str: a dim_param, None: unknown
 
 
-@dataclass(frozen=True, slots=True)
-class TypeSpec:
+class TypeSpec(Frozen):
     """A declared type. kind: tensor, sparse_tensor, seq, map, optional, opaque.
 
     `elem` is onnx's element type number (tensor, sparse_tensor, map key; 0 when the name is not one);
@@ -39,30 +38,96 @@ class TypeSpec:
     type of map; `opaque` is (domain, name).
     """
 
+    __slots__ = ("kind", "elem", "dims", "arg", "opaque")
+
     kind: str
-    elem: int | None = None
-    dims: Dims | None = None
-    arg: TypeSpec | None = None
-    opaque: tuple[str, str] | None = None
+    elem: int | None
+    dims: Dims | None
+    arg: TypeSpec | None
+    opaque: tuple[str, str] | None
+
+    def __init__(
+        self,
+        kind: str,
+        elem: int | None = None,
+        dims: Dims | None = None,
+        arg: TypeSpec | None = None,
+        opaque: tuple[str, str] | None = None,
+    ) -> None:
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "elem", elem)
+        object.__setattr__(self, "dims", dims)
+        object.__setattr__(self, "arg", arg)
+        object.__setattr__(self, "opaque", opaque)
+
+    def __repr__(self) -> str:
+        return (
+            f"TypeSpec(kind={self.kind!r}, elem={self.elem!r}, dims={self.dims!r}, arg={self.arg!r}, "
+            f"opaque={self.opaque!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not TypeSpec:
+            return NotImplemented
+        mine = (self.kind, self.elem, self.dims, self.arg, self.opaque)
+        theirs = (other.kind, other.elem, other.dims, other.arg, other.opaque)
+        return mine == theirs
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.elem, self.dims, self.arg, self.opaque))
 
 
-@dataclass(frozen=True, slots=True)
-class Ref:
+class Ref(Frozen):
     """An attribute reference (`@name`) inside a function body, bound by each call."""
+
+    __slots__ = ("name",)
 
     name: str
 
+    def __init__(
+        self,
+        name: str,
+    ) -> None:
+        object.__setattr__(self, "name", name)
 
-@dataclass(slots=True, eq=False)
+    def __repr__(self) -> str:
+        return f"Ref(name={self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Ref:
+            return NotImplemented
+        return (self.name,) == (other.name,)
+
+    def __hash__(self) -> int:
+        return hash((self.name,))
+
+
 class Attr:
     """One attribute. `kind` is onnx's attribute type name (int, floats, tensor, graph, type_proto, ...), "ref"
     for a reference, None when the value has no valid type. `value` is int, float, str, list, Tensor, TypeSpec,
     Ref, or the name of the node's subgraph attribute for graphs (the Graphs are in `Node.subgraphs`)."""
 
+    __slots__ = ("name", "kind", "value", "origin")
+
     name: str
     kind: str | None
     value: Any
-    origin: Any = None  # front end's: where the attribute is written (text: piece and syntax element)
+    origin: Any  # front end's: where the attribute is written (text: piece and syntax element)
+
+    def __init__(
+        self,
+        name: str,
+        kind: str | None,
+        value: Any,
+        origin: Any = None,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.value = value
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return f"Attr(name={self.name!r}, kind={self.kind!r}, value={self.value!r}, origin={self.origin!r})"
 
 
 class NodeOrigin:
@@ -113,16 +178,29 @@ NO_NODE_ORIGIN = NodeOrigin()
 NO_ORIGIN = NameOrigin()
 
 
-@dataclass(slots=True, eq=False)
 class ValueInfo:
     """A declared type for a name: a graph input or output, or a value_info entry."""
 
+    __slots__ = ("name", "type", "origin")
+
     name: str
     type: TypeSpec | None
-    origin: NameOrigin = NO_ORIGIN
+    origin: NameOrigin
+
+    def __init__(
+        self,
+        name: str,
+        type: TypeSpec | None,
+        origin: NameOrigin = NO_ORIGIN,
+    ) -> None:
+        self.name = name
+        self.type = type
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return f"ValueInfo(name={self.name!r}, type={self.type!r}, origin={self.origin!r})"
 
 
-@dataclass(slots=True, eq=False)
 class Value:
     """A named value. kind: "input", "initializer", "node" (a node output) or "undefined" (used, never defined).
 
@@ -131,18 +209,49 @@ class Value:
     first one).
     """
 
+    __slots__ = ("name", "graph", "kind", "producer", "output_index", "origin", "type", "is_initializer", "tensor",
+                 "consumers", "graph_outputs", "duplicate_of")
+
     name: str
     graph: Graph
     kind: str
-    producer: Node | None = None
-    output_index: int = -1
-    origin: NameOrigin = NO_ORIGIN
-    type: TypeSpec | None = None
-    is_initializer: bool = False
-    tensor: Tensor | None = None
-    consumers: list[tuple[Node, int]] = field(default_factory=list)  # (node, input slot), subgraph nodes included
-    graph_outputs: list[Graph] = field(default_factory=list)  # graphs that list this value as an output
-    duplicate_of: Value | None = None
+    producer: Node | None
+    output_index: int
+    origin: NameOrigin
+    type: TypeSpec | None
+    is_initializer: bool
+    tensor: Tensor | None
+    consumers: list[tuple[Node, int]]  # (node, input slot), subgraph nodes included
+    graph_outputs: list[Graph]  # graphs that list this value as an output
+    duplicate_of: Value | None
+
+    def __init__(
+        self,
+        name: str,
+        graph: Graph,
+        kind: str,
+        producer: Node | None = None,
+        output_index: int = -1,
+        origin: NameOrigin = NO_ORIGIN,
+        type: TypeSpec | None = None,
+        is_initializer: bool = False,
+        tensor: Tensor | None = None,
+        consumers: list[tuple[Node, int]] | None = None,
+        graph_outputs: list[Graph] | None = None,
+        duplicate_of: Value | None = None,
+    ) -> None:
+        self.name = name
+        self.graph = graph
+        self.kind = kind
+        self.producer = producer
+        self.output_index = output_index
+        self.origin = origin
+        self.type = type
+        self.is_initializer = is_initializer
+        self.tensor = tensor
+        self.consumers = [] if consumers is None else consumers
+        self.graph_outputs = [] if graph_outputs is None else graph_outputs
+        self.duplicate_of = duplicate_of
 
     @property
     def span(self) -> Span | None:
@@ -157,28 +266,66 @@ class Value:
         return f"Value({self.name!r}, {self.kind})"
 
 
-@dataclass(slots=True, eq=False)
 class Node:
     """One operator call. `inputs`/`outputs` hold None for empty slots; `index` is the position in the graph.
 
     `name` is the node's name (None when it has none, "" when it is set to the empty string)."""
+
+    __slots__ = ("graph", "index", "origin", "domain", "op_type", "overload", "name", "attributes", "version", "schema",
+                 "function", "inputs", "outputs", "implicit", "subgraphs", "generation")
 
     graph: Graph
     index: int
     origin: NodeOrigin
     domain: str  # normalized: "" for the default domain, whether written `Relu` or `ai.onnx.Relu`
     op_type: str
-    overload: str = ""
-    name: str | None = None
-    attributes: dict[str, Attr] = field(default_factory=dict)
-    version: int | None = None  # the opset version imported for the domain, None when it is not imported
-    schema: SchemaRef | None = None
-    function: Function | None = None  # the model-local function it calls, looked up before schemas
-    inputs: list[Value | None] = field(default_factory=list)
-    outputs: list[Value | None] = field(default_factory=list)
-    implicit: dict[str, Value] = field(default_factory=dict)  # outer-scope values read by its subgraphs
-    subgraphs: dict[str, list[Graph]] = field(default_factory=dict)  # attribute name -> graph(s)
-    generation: int = 0  # bumped by a front end that replaces the node's attributes in place (an edit)
+    overload: str
+    name: str | None
+    attributes: dict[str, Attr]
+    version: int | None  # the opset version imported for the domain, None when it is not imported
+    schema: SchemaRef | None
+    function: Function | None  # the model-local function it calls, looked up before schemas
+    inputs: list[Value | None]
+    outputs: list[Value | None]
+    implicit: dict[str, Value]  # outer-scope values read by its subgraphs
+    subgraphs: dict[str, list[Graph]]  # attribute name -> graph(s)
+    generation: int  # bumped by a front end that replaces the node's attributes in place (an edit)
+
+    def __init__(
+        self,
+        graph: Graph,
+        index: int,
+        origin: NodeOrigin,
+        domain: str,
+        op_type: str,
+        overload: str = "",
+        name: str | None = None,
+        attributes: dict[str, Attr] | None = None,
+        version: int | None = None,
+        schema: SchemaRef | None = None,
+        function: Function | None = None,
+        inputs: list[Value | None] | None = None,
+        outputs: list[Value | None] | None = None,
+        implicit: dict[str, Value] | None = None,
+        subgraphs: dict[str, list[Graph]] | None = None,
+        generation: int = 0,
+    ) -> None:
+        self.graph = graph
+        self.index = index
+        self.origin = origin
+        self.domain = domain
+        self.op_type = op_type
+        self.overload = overload
+        self.name = name
+        self.attributes = {} if attributes is None else attributes
+        self.version = version
+        self.schema = schema
+        self.function = function
+        self.inputs = [] if inputs is None else inputs
+        self.outputs = [] if outputs is None else outputs
+        self.implicit = {} if implicit is None else implicit
+        self.subgraphs = {} if subgraphs is None else subgraphs
+        self.generation = generation
 
     @property
     def label(self) -> str | None:
@@ -383,27 +530,72 @@ class Graph:
         return [n for n in self.nodes if sizes[comp[n.index]] > 1 or n in n.predecessors()]
 
 
-@dataclass(slots=True, eq=False)
 class FuncAttr:
     """A function attribute: a name, and a default value when the declaration gives one."""
 
+    __slots__ = ("name", "kind", "default", "has_default")
+
     name: str
-    kind: str | None = None
-    default: Any = None
-    has_default: bool = False
+    kind: str | None
+    default: Any
+    has_default: bool
+
+    def __init__(
+        self,
+        name: str,
+        kind: str | None = None,
+        default: Any = None,
+        has_default: bool = False,
+    ) -> None:
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.has_default = has_default
+
+    def __repr__(self) -> str:
+        return (
+            f"FuncAttr(name={self.name!r}, kind={self.kind!r}, default={self.default!r}, "
+            f"has_default={self.has_default!r})"
+        )
 
 
-@dataclass(slots=True, eq=False)
 class Function:
     """A model-local function: header (domain, overload, opset_import), attributes and body."""
+
+    __slots__ = ("domain", "name", "overload", "opset_imports", "attributes", "origin", "body")
 
     domain: str
     name: str
     overload: str
     opset_imports: dict[str, int]
     attributes: list[FuncAttr]
-    origin: NameOrigin = NO_ORIGIN  # where its name is written
-    body: Graph | None = None
+    origin: NameOrigin  # where its name is written
+    body: Graph | None
+
+    def __init__(
+        self,
+        domain: str,
+        name: str,
+        overload: str,
+        opset_imports: dict[str, int],
+        attributes: list[FuncAttr],
+        origin: NameOrigin = NO_ORIGIN,
+        body: Graph | None = None,
+    ) -> None:
+        self.domain = domain
+        self.name = name
+        self.overload = overload
+        self.opset_imports = opset_imports
+        self.attributes = attributes
+        self.origin = origin
+        self.body = body
+
+    def __repr__(self) -> str:
+        return (
+            f"Function(domain={self.domain!r}, name={self.name!r}, overload={self.overload!r}, "
+            f"opset_imports={self.opset_imports!r}, attributes={self.attributes!r}, origin={self.origin!r}, "
+            f"body={self.body!r})"
+        )
 
     @property
     def key(self) -> FunctionKey:
@@ -433,16 +625,39 @@ class SourceMap:
         return None
 
 
-@dataclass(slots=True, eq=False)
 class Model:
     """The model: opset imports (domain -> version, "" for ai.onnx), the main graph and the local functions."""
 
+    __slots__ = ("opset_imports", "ir_version", "graph", "functions", "source", "producer")
+
     opset_imports: dict[str, int]
-    ir_version: int | None = None
-    graph: Graph | None = None
-    functions: dict[FunctionKey, Function] = field(default_factory=dict)
-    source: SourceMap = field(default_factory=SourceMap)
-    producer: str = ""
+    ir_version: int | None
+    graph: Graph | None
+    functions: dict[FunctionKey, Function]
+    source: SourceMap
+    producer: str
+
+    def __init__(
+        self,
+        opset_imports: dict[str, int],
+        ir_version: int | None = None,
+        graph: Graph | None = None,
+        functions: dict[FunctionKey, Function] | None = None,
+        source: SourceMap | None = None,
+        producer: str = "",
+    ) -> None:
+        self.opset_imports = opset_imports
+        self.ir_version = ir_version
+        self.graph = graph
+        self.functions = {} if functions is None else functions
+        self.source = SourceMap() if source is None else source
+        self.producer = producer
+
+    def __repr__(self) -> str:
+        return (
+            f"Model(opset_imports={self.opset_imports!r}, ir_version={self.ir_version!r}, graph={self.graph!r}, "
+            f"functions={self.functions!r}, source={self.source!r}, producer={self.producer!r})"
+        )
 
     def graphs(self) -> Iterator[Graph]:
         """The main graph, the function bodies, and every subgraph of those."""

@@ -8,7 +8,6 @@ definition of a duplicated value, the nodes of a cycle). In a model without text
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -47,7 +46,6 @@ CODES: dict[str, tuple[str, str]] = {
 CYCLE = "cycle"
 
 
-@dataclass(slots=True)
 class Finding:
     """One problem. `start`/`end` are absolute offsets (-1: no text); `related` holds (message, start, end).
 
@@ -55,20 +53,60 @@ class Finding:
     names the part of the node (`input 1`, `attribute axis`, `output 0`), or the value for a graph-level one,
     and `value` is then that value's name."""
 
+    __slots__ = ("code", "message", "start", "end", "severity", "related", "kind", "node", "detail", "value")
+
     code: str
     message: str
-    start: int = -1
-    end: int = -1
-    severity: str = ""
-    related: list[tuple[str, int, int]] = field(default_factory=list)
-    kind: str = ""
-    node: Node | None = None
-    detail: str = ""
-    value: str = ""  # the value (or initializer) a graph-level finding is about
+    start: int
+    end: int
+    severity: str
+    related: list[tuple[str, int, int]]
+    kind: str
+    node: Node | None
+    detail: str
+    value: str  # the value (or initializer) a graph-level finding is about
 
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        start: int = -1,
+        end: int = -1,
+        severity: str = "",
+        related: list[tuple[str, int, int]] | None = None,
+        kind: str = "",
+        node: Node | None = None,
+        detail: str = "",
+        value: str = "",
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.start = start
+        self.end = end
+        self.severity = severity
+        self.related = [] if related is None else related
+        self.kind = kind
+        self.node = node
+        self.detail = detail
+        self.value = value
         kind, severity = CODES.get(self.code, ("", "error"))
         if not self.severity:
             self.severity = severity
         if not self.kind:
             self.kind = kind
+
+    def __repr__(self) -> str:
+        return (
+            f"Finding(code={self.code!r}, message={self.message!r}, start={self.start!r}, end={self.end!r}, "
+            f"severity={self.severity!r}, related={self.related!r}, kind={self.kind!r}, node={self.node!r}, "
+            f"detail={self.detail!r}, value={self.value!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Finding:
+            return NotImplemented
+        mine = (self.code, self.message, self.start, self.end, self.severity, self.related, self.kind, self.node,
+                self.detail, self.value)
+        theirs = (other.code, other.message, other.start, other.end, other.severity, other.related, other.kind,
+                  other.node, other.detail, other.value)
+        return mine == theirs
