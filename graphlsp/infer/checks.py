@@ -5,8 +5,8 @@ the attribute kinds and the input types, so it is computed once per distinct com
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+from graphlsp.frozen import Frozen
 from graphlsp.infer.types import (
     ELEM_BY_NAME,
     MapType,
@@ -22,11 +22,35 @@ from graphlsp.ops.signature import OpSignature
 Problem = tuple[str, str, "int | None", "str | None", str]
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(Frozen):
+    """What the schema says about one combination of a node's arity, attribute kinds and input types."""
+
+    __slots__ = ("problems", "out_elems", "out_types")
+
     problems: tuple[Problem, ...]
     out_elems: list[int | None]
     out_types: tuple[ValueType, ...]  # non-tensor output types (seq, optional, map) the constraints fix
+
+    def __init__(
+        self,
+        problems: tuple[Problem, ...],
+        out_elems: list[int | None],
+        out_types: tuple[ValueType, ...],
+    ) -> None:
+        object.__setattr__(self, "problems", problems)
+        object.__setattr__(self, "out_elems", out_elems)
+        object.__setattr__(self, "out_types", out_types)
+
+    def __repr__(self) -> str:
+        return f"Verdict(problems={self.problems!r}, out_elems={self.out_elems!r}, out_types={self.out_types!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Verdict:
+            return NotImplemented
+        return (self.problems, self.out_elems, self.out_types) == (other.problems, other.out_elems, other.out_types)
+
+    def __hash__(self) -> int:
+        return hash((self.problems, self.out_elems, self.out_types))
 
 
 _TYPE_STRINGS: dict[ValueType, str | None] = {}

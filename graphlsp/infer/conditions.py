@@ -12,9 +12,9 @@ assumption).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import gcd
 
+from graphlsp.frozen import Frozen
 from graphlsp.infer import dims as d
 from graphlsp.infer.dims import Atom, Dim, Expr
 
@@ -23,15 +23,39 @@ MAX_SPAN = 1 << 16  # sizes checked one by one below a min/max's turning point, 
 BIG = 1 << 40  # sizes beyond this are not considered when locating a min/max's turning point
 
 
-@dataclass(frozen=True, slots=True)
-class Condition:
+class Condition(Frozen):
     """`a == b`; with `broadcast`, `a == b or a == 1 or b == 1` (numpy broadcasting of one dim pair); with
     `at_most`, `a <= b` (indices a Range makes, below the dim they index)."""
 
+    __slots__ = ("a", "b", "broadcast", "at_most")
+
     a: Dim
     b: Dim
-    broadcast: bool = False
-    at_most: bool = False
+    broadcast: bool
+    at_most: bool
+
+    def __init__(
+        self,
+        a: Dim,
+        b: Dim,
+        broadcast: bool = False,
+        at_most: bool = False,
+    ) -> None:
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
+        object.__setattr__(self, "broadcast", broadcast)
+        object.__setattr__(self, "at_most", at_most)
+
+    def __repr__(self) -> str:
+        return f"Condition(a={self.a!r}, b={self.b!r}, broadcast={self.broadcast!r}, at_most={self.at_most!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Condition:
+            return NotImplemented
+        return (self.a, self.b, self.broadcast, self.at_most) == (other.a, other.b, other.broadcast, other.at_most)
+
+    def __hash__(self) -> int:
+        return hash((self.a, self.b, self.broadcast, self.at_most))
 
     def symbols(self) -> set[str]:
         out: set[str] = set()
@@ -49,15 +73,44 @@ class Condition:
         return f"{d.to_str(self.a)} and {d.to_str(self.b)} broadcast (equal, or one of them 1)"
 
 
-@dataclass(frozen=True, slots=True)
-class Solution:
+class Solution(Frozen):
     """The sizes s >= 1 of one symbol that satisfy a condition: those s >= `start` with `s % period in residues`,
     and the finitely many `values`. period 0 means no periodic part."""
+
+    __slots__ = ("period", "residues", "values", "start")
 
     period: int
     residues: frozenset[int]
     values: frozenset[int]
-    start: int = 1
+    start: int
+
+    def __init__(
+        self,
+        period: int,
+        residues: frozenset[int],
+        values: frozenset[int],
+        start: int = 1,
+    ) -> None:
+        object.__setattr__(self, "period", period)
+        object.__setattr__(self, "residues", residues)
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "start", start)
+
+    def __repr__(self) -> str:
+        return (
+            f"Solution(period={self.period!r}, residues={self.residues!r}, values={self.values!r}, "
+            f"start={self.start!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Solution:
+            return NotImplemented
+        mine = (self.period, self.residues, self.values, self.start)
+        theirs = (other.period, other.residues, other.values, other.start)
+        return mine == theirs
+
+    def __hash__(self) -> int:
+        return hash((self.period, self.residues, self.values, self.start))
 
     def holds_always(self) -> bool:
         if not self.period or len(self.residues) != self.period:

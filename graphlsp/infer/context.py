@@ -7,7 +7,6 @@ outputs. Shape functions read inputs, set outputs and report problems through it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -25,15 +24,43 @@ Span = tuple[int, int]
 Anchor = tuple[Any, int, int]  # (piece, start, end) local to the piece, so edits above it cannot stale it
 
 
-@dataclass(slots=True)
 class Inferred:
     """What is known about one value: its type, and its contents when small and known."""
 
+    __slots__ = ("type", "sv", "const", "items", "bounds")
+
     type: ValueType
-    sv: tuple[Dim, ...] | None = None  # a shape value: the elements (flattened) of an int tensor, as dims
-    const: np.ndarray | None = None  # the full value, when known (constants, folded subgraphs)
-    items: tuple[ValueType, ...] | None = None  # a sequence's element types in order, when its length is known
-    bounds: tuple[Dim, Dim] | None = None  # every element of an int tensor lies in [lo, hi] (a Range's indices)
+    sv: tuple[Dim, ...] | None  # a shape value: the elements (flattened) of an int tensor, as dims
+    const: np.ndarray | None  # the full value, when known (constants, folded subgraphs)
+    items: tuple[ValueType, ...] | None  # a sequence's element types in order, when its length is known
+    bounds: tuple[Dim, Dim] | None  # every element of an int tensor lies in [lo, hi] (a Range's indices)
+
+    def __init__(
+        self,
+        type: ValueType,
+        sv: tuple[Dim, ...] | None = None,
+        const: np.ndarray | None = None,
+        items: tuple[ValueType, ...] | None = None,
+        bounds: tuple[Dim, Dim] | None = None,
+    ) -> None:
+        self.type = type
+        self.sv = sv
+        self.const = const
+        self.items = items
+        self.bounds = bounds
+
+    def __repr__(self) -> str:
+        return (
+            f"Inferred(type={self.type!r}, sv={self.sv!r}, const={self.const!r}, items={self.items!r}, "
+            f"bounds={self.bounds!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Inferred:
+            return NotImplemented
+        mine = (self.type, self.sv, self.const, self.items, self.bounds)
+        theirs = (other.type, other.sv, other.const, other.items, other.bounds)
+        return mine == theirs
 
     def same(self, other: Inferred | None) -> bool:
         if other is None or self.type != other.type or self.sv != other.sv or self.items != other.items:
@@ -46,14 +73,46 @@ class Inferred:
         return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
 
 
-@dataclass(slots=True)
 class ShapeProblem:
+    """A problem a shape function found at a node, anchored in the text (None: at the node's op name)."""
+
+    __slots__ = ("code", "message", "span", "related", "severity", "detail")
+
     code: str
     message: str
     span: Anchor | None  # None: the node's op name
-    related: list[tuple[str, Anchor]] = field(default_factory=list)
-    severity: str = "error"
-    detail: str = ""  # the part of the node it is about (`input 1`, `attribute axis`), for models without text
+    related: list[tuple[str, Anchor]]
+    severity: str
+    detail: str  # the part of the node it is about (`input 1`, `attribute axis`), for models without text
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        span: Anchor | None,
+        related: list[tuple[str, Anchor]] | None = None,
+        severity: str = "error",
+        detail: str = "",
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.span = span
+        self.related = [] if related is None else related
+        self.severity = severity
+        self.detail = detail
+
+    def __repr__(self) -> str:
+        return (
+            f"ShapeProblem(code={self.code!r}, message={self.message!r}, span={self.span!r}, "
+            f"related={self.related!r}, severity={self.severity!r}, detail={self.detail!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not ShapeProblem:
+            return NotImplemented
+        mine = (self.code, self.message, self.span, self.related, self.severity, self.detail)
+        theirs = (other.code, other.message, other.span, other.related, other.severity, other.detail)
+        return mine == theirs
 
 
 class Refiner(Protocol):

@@ -11,10 +11,10 @@ that one input uses twice (`[?, 3, ?, ?]`) is read as "unknown" by exporters, no
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
 
+from graphlsp.frozen import Frozen
 from graphlsp.graph.core import Model, Node, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
@@ -25,13 +25,32 @@ SHAPE_CONDITION = "GL320"
 FIXED_DYNAMIC_DIM = "GL321"
 
 
-@dataclass(slots=True)
 class DimContract:
     """What the nodes require of one input dim symbol: each requiring node with its condition and solution."""
 
+    __slots__ = ("symbol", "places", "requirements")
+
     symbol: str
     places: list[tuple[Value, int]]  # (graph input, dim index) declaring the symbol
-    requirements: list[tuple[Node, Condition, Solution | None]] = field(default_factory=list)
+    requirements: list[tuple[Node, Condition, Solution | None]]
+
+    def __init__(
+        self,
+        symbol: str,
+        places: list[tuple[Value, int]],
+        requirements: list[tuple[Node, Condition, Solution | None]] | None = None,
+    ) -> None:
+        self.symbol = symbol
+        self.places = places
+        self.requirements = [] if requirements is None else requirements
+
+    def __repr__(self) -> str:
+        return f"DimContract(symbol={self.symbol!r}, places={self.places!r}, requirements={self.requirements!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not DimContract:
+            return NotImplemented
+        return (self.symbol, self.places, self.requirements) == (other.symbol, other.places, other.requirements)
 
 
 def input_symbols(model: Model) -> dict[str, list[tuple[Value, int]]]:
@@ -203,15 +222,46 @@ def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class DimRequirement:
+class DimRequirement(Frozen):
     """One dim of a graph input and what one node requires of it."""
+
+    __slots__ = ("input", "dim", "symbol", "requirement", "node")
 
     input: str
     dim: int
     symbol: str
     requirement: str  # `height % 32 must be 0 or 17-31`, or an equation over several dims
     node: Node
+
+    def __init__(
+        self,
+        input: str,
+        dim: int,
+        symbol: str,
+        requirement: str,
+        node: Node,
+    ) -> None:
+        object.__setattr__(self, "input", input)
+        object.__setattr__(self, "dim", dim)
+        object.__setattr__(self, "symbol", symbol)
+        object.__setattr__(self, "requirement", requirement)
+        object.__setattr__(self, "node", node)
+
+    def __repr__(self) -> str:
+        return (
+            f"DimRequirement(input={self.input!r}, dim={self.dim!r}, symbol={self.symbol!r}, "
+            f"requirement={self.requirement!r}, node={self.node!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not DimRequirement:
+            return NotImplemented
+        mine = (self.input, self.dim, self.symbol, self.requirement, self.node)
+        theirs = (other.input, other.dim, other.symbol, other.requirement, other.node)
+        return mine == theirs
+
+    def __hash__(self) -> int:
+        return hash((self.input, self.dim, self.symbol, self.requirement, self.node))
 
 
 def input_requirements(refiner: ShapeRefiner) -> list[DimRequirement]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,12 +45,29 @@ MAX_CALL_DEPTH = 32  # function calls inferred through their bodies, one inside 
 _INVALID = ("GL312", "GL313", "GL314")  # errors after which a node's shape rule is not run
 
 
-@dataclass(slots=True)
 class RefineReport:
     """Which nodes a pass inferred (all of them for a full pass; the changed cone for `rerun`)."""
 
+    __slots__ = ("inferred", "nodes")
+
     inferred: int
-    nodes: list[Node] = field(default_factory=list)
+    nodes: list[Node]
+
+    def __init__(
+        self,
+        inferred: int,
+        nodes: list[Node] | None = None,
+    ) -> None:
+        self.inferred = inferred
+        self.nodes = [] if nodes is None else nodes
+
+    def __repr__(self) -> str:
+        return f"RefineReport(inferred={self.inferred!r}, nodes={self.nodes!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RefineReport:
+            return NotImplemented
+        return (self.inferred, self.nodes) == (other.inferred, other.nodes)
 
 
 class ShapeRefiner:

@@ -8,15 +8,38 @@ those sizes. An input shape also binds the symbols its input declares (`[batch, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from graphlsp.frozen import Frozen
 
 MAX_SIZE = 1 << 40  # a bound size past this is refused (no input is that large)
 
 
-@dataclass(frozen=True, slots=True)
-class InputSizes:
-    dims: tuple[tuple[str, int], ...] = ()  # (symbol, size)
-    shapes: tuple[tuple[str, tuple[int, ...]], ...] = ()  # (graph input, its whole shape)
+class InputSizes(Frozen):
+    """Sizes given for the inputs (config `dims` / `input-shapes`, or the command line): per dim symbol and per
+    whole input shape."""
+
+    __slots__ = ("dims", "shapes")
+
+    dims: tuple[tuple[str, int], ...]  # (symbol, size)
+    shapes: tuple[tuple[str, tuple[int, ...]], ...]  # (graph input, its whole shape)
+
+    def __init__(
+        self,
+        dims: tuple[tuple[str, int], ...] = (),
+        shapes: tuple[tuple[str, tuple[int, ...]], ...] = (),
+    ) -> None:
+        object.__setattr__(self, "dims", dims)
+        object.__setattr__(self, "shapes", shapes)
+
+    def __repr__(self) -> str:
+        return f"InputSizes(dims={self.dims!r}, shapes={self.shapes!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not InputSizes:
+            return NotImplemented
+        return (self.dims, self.shapes) == (other.dims, other.shapes)
+
+    def __hash__(self) -> int:
+        return hash((self.dims, self.shapes))
 
     def __bool__(self) -> bool:
         return bool(self.dims or self.shapes)

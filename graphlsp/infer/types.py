@@ -7,8 +7,7 @@ equality for interned expressions), so the refiner can tell "same as before" che
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from graphlsp.frozen import Frozen
 from graphlsp.graph.core import TypeSpec
 from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
@@ -22,27 +21,113 @@ ELEM_BY_NAME: dict[str, int] = {
 NAME_BY_ELEM: dict[int, str] = {v: k for k, v in ELEM_BY_NAME.items()}
 
 
-@dataclass(frozen=True, slots=True)
-class TensorType:
+class TensorType(Frozen):
+    """A tensor (or sparse tensor) type: onnx's element type number (None: unknown) and a shape."""
+
+    __slots__ = ("elem", "shape", "sparse")
+
     elem: int | None
     shape: Shape
-    sparse: bool = False
+    sparse: bool
+
+    def __init__(
+        self,
+        elem: int | None,
+        shape: Shape,
+        sparse: bool = False,
+    ) -> None:
+        object.__setattr__(self, "elem", elem)
+        object.__setattr__(self, "shape", shape)
+        object.__setattr__(self, "sparse", sparse)
+
+    def __repr__(self) -> str:
+        return f"TensorType(elem={self.elem!r}, shape={self.shape!r}, sparse={self.sparse!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not TensorType:
+            return NotImplemented
+        return (self.elem, self.shape, self.sparse) == (other.elem, other.shape, other.sparse)
+
+    def __hash__(self) -> int:
+        return hash((self.elem, self.shape, self.sparse))
 
 
-@dataclass(frozen=True, slots=True)
-class SequenceType:
+class SequenceType(Frozen):
+    """A sequence of values of one type."""
+
+    __slots__ = ("elem",)
+
     elem: ValueType
 
+    def __init__(
+        self,
+        elem: ValueType,
+    ) -> None:
+        object.__setattr__(self, "elem", elem)
 
-@dataclass(frozen=True, slots=True)
-class MapType:
+    def __repr__(self) -> str:
+        return f"SequenceType(elem={self.elem!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not SequenceType:
+            return NotImplemented
+        return (self.elem,) == (other.elem,)
+
+    def __hash__(self) -> int:
+        return hash((self.elem,))
+
+
+class MapType(Frozen):
+    """A map from a key element type to values of one type."""
+
+    __slots__ = ("key", "value")
+
     key: int | None
     value: ValueType
 
+    def __init__(
+        self,
+        key: int | None,
+        value: ValueType,
+    ) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "value", value)
 
-@dataclass(frozen=True, slots=True)
-class OptionalType:
+    def __repr__(self) -> str:
+        return f"MapType(key={self.key!r}, value={self.value!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not MapType:
+            return NotImplemented
+        return (self.key, self.value) == (other.key, other.value)
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.value))
+
+
+class OptionalType(Frozen):
+    """An optional value of one type."""
+
+    __slots__ = ("elem",)
+
     elem: ValueType
+
+    def __init__(
+        self,
+        elem: ValueType,
+    ) -> None:
+        object.__setattr__(self, "elem", elem)
+
+    def __repr__(self) -> str:
+        return f"OptionalType(elem={self.elem!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not OptionalType:
+            return NotImplemented
+        return (self.elem,) == (other.elem,)
+
+    def __hash__(self) -> int:
+        return hash((self.elem,))
 
 
 ValueType = TensorType | SequenceType | MapType | OptionalType | None
