@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from graphlsp.graph.core import Model, Node
@@ -29,21 +28,79 @@ else:
     t = lazy_module("graphlsp.syntax.tree", globals(), "t")  # read when a text is analysed
 
 
-@dataclass(slots=True)
 class _Anchored:
+    """A finding with its ranges relative to the piece of text they are in, so that it moves with that piece."""
+
+    __slots__ = ("finding", "piece", "start", "end", "related")
+
     finding: Finding
     piece: Piece | None
     start: int  # local to the piece (absolute when piece is None)
     end: int
     related: list[tuple[str, Piece | None, int, int]]
 
+    def __init__(
+        self,
+        finding: Finding,
+        piece: Piece | None,
+        start: int,
+        end: int,
+        related: list[tuple[str, Piece | None, int, int]],
+    ) -> None:
+        self.finding = finding
+        self.piece = piece
+        self.start = start
+        self.end = end
+        self.related = related
 
-@dataclass(slots=True)
+    def __repr__(self) -> str:
+        return (
+            f"_Anchored(finding={self.finding!r}, piece={self.piece!r}, start={self.start!r}, end={self.end!r}, "
+            f"related={self.related!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not _Anchored:
+            return NotImplemented
+        mine = (self.finding, self.piece, self.start, self.end, self.related)
+        theirs = (other.finding, other.piece, other.start, other.end, other.related)
+        return mine == theirs
+
+
 class EditReport:
+    """What an edit cost: the reparse, whether the graph was patched or rebuilt, and the nodes re-inferred."""
+
+    __slots__ = ("reparse", "graph", "inferred", "nodes")
+
     reparse: ReparseReport
     graph: str  # "patched" or "rebuilt"
     inferred: int  # nodes re-inferred
-    nodes: list[Node] = field(default_factory=list)
+    nodes: list[Node]
+
+    def __init__(
+        self,
+        reparse: ReparseReport,
+        graph: str,
+        inferred: int,
+        nodes: list[Node] | None = None,
+    ) -> None:
+        self.reparse = reparse
+        self.graph = graph
+        self.inferred = inferred
+        self.nodes = [] if nodes is None else nodes
+
+    def __repr__(self) -> str:
+        return (
+            f"EditReport(reparse={self.reparse!r}, graph={self.graph!r}, inferred={self.inferred!r}, "
+            f"nodes={self.nodes!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not EditReport:
+            return NotImplemented
+        mine = (self.reparse, self.graph, self.inferred, self.nodes)
+        theirs = (other.reparse, other.graph, other.inferred, other.nodes)
+        return mine == theirs
 
 
 def _same_structure(a: t.Node, b: t.Node) -> bool:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 TEXT_SUFFIXES = (".onnxtxt", ".onnxtext")
@@ -12,15 +11,36 @@ MODEL_SUFFIXES = (*TEXT_SUFFIXES, ".onnx")
 LIBRARY_SUFFIX = ".onnxop"  # an op library (graphlsp/oplib): `graphlsp check` reports its problems too
 
 
-@dataclass(slots=True)
 class Source:
     """A file's text. `binary` is set for .onnx input (the text is onnx's printout); `error` is a problem
     reading it, as (code, message, offset)."""
 
+    __slots__ = ("path", "text", "binary", "error")
+
     path: str
     text: str
-    binary: bool = False
-    error: tuple[str, str, int] | None = None
+    binary: bool
+    error: tuple[str, str, int] | None
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        binary: bool = False,
+        error: tuple[str, str, int] | None = None,
+    ) -> None:
+        self.path = path
+        self.text = text
+        self.binary = binary
+        self.error = error
+
+    def __repr__(self) -> str:
+        return f"Source(path={self.path!r}, text={self.text!r}, binary={self.binary!r}, error={self.error!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Source:
+            return NotImplemented
+        return (self.path, self.text, self.binary, self.error) == (other.path, other.text, other.binary, other.error)
 
 
 _STDIN_HINT = "name the file *.onnx (on standard input: `--stdin-filename model.onnx`)"

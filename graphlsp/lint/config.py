@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,19 +33,66 @@ class ConfigError(ValueError):
     pass
 
 
-@dataclass(slots=True)
 class Settings:
-    select: list[str] = field(default_factory=list)
-    ignore: list[str] = field(default_factory=list)
-    severity: dict[str, str] = field(default_factory=dict)
-    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
-    fold_size_cap: int = 1 << 20
-    inlay_hints: bool = True
-    root: Path | None = None  # the folder of the config file (per-file-ignores patterns are relative to it)
-    source: str = ""
-    op_libraries: list[str] = field(default_factory=list)  # the library files `op-libraries` names, resolved
-    sizes: InputSizes = field(default_factory=InputSizes)  # `dims` and `input-shapes`: inference runs at these
-    targets: list[str] = field(default_factory=lambda: list(DEFAULT_TARGETS))  # runtimes the model must load on
+    """The `[tool.graphlsp]` settings of a project (the defaults when it has none), as a check uses them."""
+
+    __slots__ = ("select", "ignore", "severity", "per_file_ignores", "fold_size_cap", "inlay_hints", "root", "source",
+                 "op_libraries", "sizes", "targets")
+
+    select: list[str]
+    ignore: list[str]
+    severity: dict[str, str]
+    per_file_ignores: dict[str, list[str]]
+    fold_size_cap: int
+    inlay_hints: bool
+    root: Path | None  # the folder of the config file (per-file-ignores patterns are relative to it)
+    source: str
+    op_libraries: list[str]  # the library files `op-libraries` names, resolved
+    sizes: InputSizes  # `dims` and `input-shapes`: inference runs at these
+    targets: list[str]  # runtimes the model must load on
+
+    def __init__(
+        self,
+        select: list[str] | None = None,
+        ignore: list[str] | None = None,
+        severity: dict[str, str] | None = None,
+        per_file_ignores: dict[str, list[str]] | None = None,
+        fold_size_cap: int = 1 << 20,
+        inlay_hints: bool = True,
+        root: Path | None = None,
+        source: str = "",
+        op_libraries: list[str] | None = None,
+        sizes: InputSizes | None = None,
+        targets: list[str] | None = None,
+    ) -> None:
+        self.select = [] if select is None else select
+        self.ignore = [] if ignore is None else ignore
+        self.severity = {} if severity is None else severity
+        self.per_file_ignores = {} if per_file_ignores is None else per_file_ignores
+        self.fold_size_cap = fold_size_cap
+        self.inlay_hints = inlay_hints
+        self.root = root
+        self.source = source
+        self.op_libraries = [] if op_libraries is None else op_libraries
+        self.sizes = InputSizes() if sizes is None else sizes
+        self.targets = list(DEFAULT_TARGETS) if targets is None else targets
+
+    def __repr__(self) -> str:
+        return (
+            f"Settings(select={self.select!r}, ignore={self.ignore!r}, severity={self.severity!r}, "
+            f"per_file_ignores={self.per_file_ignores!r}, fold_size_cap={self.fold_size_cap!r}, "
+            f"inlay_hints={self.inlay_hints!r}, root={self.root!r}, source={self.source!r}, "
+            f"op_libraries={self.op_libraries!r}, sizes={self.sizes!r}, targets={self.targets!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Settings:
+            return NotImplemented
+        mine = (self.select, self.ignore, self.severity, self.per_file_ignores, self.fold_size_cap, self.inlay_hints,
+                self.root, self.source, self.op_libraries, self.sizes, self.targets)
+        theirs = (other.select, other.ignore, other.severity, other.per_file_ignores, other.fold_size_cap,
+                  other.inlay_hints, other.root, other.source, other.op_libraries, other.sizes, other.targets)
+        return mine == theirs
 
     def __getstate__(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}  # type: ignore[attr-defined]

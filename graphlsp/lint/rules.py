@@ -7,15 +7,43 @@ is stable once released; names may be used wherever a code is accepted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from graphlsp.frozen import Frozen
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Frozen):
+    """A lint rule: its code, name, default severity and one-line summary."""
+
+    __slots__ = ("code", "name", "severity", "summary")
+
     code: str
     name: str
     severity: str  # error, warning, info, hint
     summary: str
+
+    def __init__(
+        self,
+        code: str,
+        name: str,
+        severity: str,
+        summary: str,
+    ) -> None:
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "summary", summary)
+
+    def __repr__(self) -> str:
+        return f"Rule(code={self.code!r}, name={self.name!r}, severity={self.severity!r}, summary={self.summary!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Rule:
+            return NotImplemented
+        mine = (self.code, self.name, self.severity, self.summary)
+        theirs = (other.code, other.name, other.severity, other.summary)
+        return mine == theirs
+
+    def __hash__(self) -> int:
+        return hash((self.code, self.name, self.severity, self.summary))
 
 
 RULES: dict[str, Rule] = {

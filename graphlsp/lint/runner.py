@@ -12,7 +12,6 @@ import gc
 import json
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,18 +30,63 @@ if TYPE_CHECKING:
 MAX_FIX_ROUNDS = 8
 
 
-@dataclass(slots=True)
 class FileResult:
+    """What checking one file gave: its diagnostics, and with `--fix` / `--diff` the fixed text or model."""
+
+    __slots__ = ("path", "diagnostics", "text", "binary", "error", "fixed_text", "fixed_bytes", "fixes", "hidden_fixes",
+                 "cached")
+
     path: str
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    text: str = ""
-    binary: bool = False
-    error: str = ""  # the file could not be read at all
-    fixed_text: str | None = None  # after --fix / --diff: the text with the safe fixes applied
-    fixed_bytes: bytes | None = None  # the same for a binary model: the fixed model
-    fixes: int = 0
-    hidden_fixes: int = 0  # unsafe fixes left for `--unsafe-fixes`
-    cached: bool = False
+    diagnostics: list[Diagnostic]
+    text: str
+    binary: bool
+    error: str  # the file could not be read at all
+    fixed_text: str | None  # after --fix / --diff: the text with the safe fixes applied
+    fixed_bytes: bytes | None  # the same for a binary model: the fixed model
+    fixes: int
+    hidden_fixes: int  # unsafe fixes left for `--unsafe-fixes`
+    cached: bool
+
+    def __init__(
+        self,
+        path: str,
+        diagnostics: list[Diagnostic] | None = None,
+        text: str = "",
+        binary: bool = False,
+        error: str = "",
+        fixed_text: str | None = None,
+        fixed_bytes: bytes | None = None,
+        fixes: int = 0,
+        hidden_fixes: int = 0,
+        cached: bool = False,
+    ) -> None:
+        self.path = path
+        self.diagnostics = [] if diagnostics is None else diagnostics
+        self.text = text
+        self.binary = binary
+        self.error = error
+        self.fixed_text = fixed_text
+        self.fixed_bytes = fixed_bytes
+        self.fixes = fixes
+        self.hidden_fixes = hidden_fixes
+        self.cached = cached
+
+    def __repr__(self) -> str:
+        return (
+            f"FileResult(path={self.path!r}, diagnostics={self.diagnostics!r}, text={self.text!r}, "
+            f"binary={self.binary!r}, error={self.error!r}, fixed_text={self.fixed_text!r}, "
+            f"fixed_bytes={self.fixed_bytes!r}, fixes={self.fixes!r}, hidden_fixes={self.hidden_fixes!r}, "
+            f"cached={self.cached!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not FileResult:
+            return NotImplemented
+        mine = (self.path, self.diagnostics, self.text, self.binary, self.error, self.fixed_text, self.fixed_bytes,
+                self.fixes, self.hidden_fixes, self.cached)
+        theirs = (other.path, other.diagnostics, other.text, other.binary, other.error, other.fixed_text,
+                  other.fixed_bytes, other.fixes, other.hidden_fixes, other.cached)
+        return mine == theirs
 
 
 def lint_text(

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from graphlsp.lint.diagnostics import Diagnostic
 from graphlsp.lint.rules import rule
@@ -15,12 +14,35 @@ _FILE = re.compile(r"#\s*graphlsp:\s*noqa\b", re.IGNORECASE)
 UNUSED = "GL501"
 
 
-@dataclass(slots=True)
 class Noqa:
+    """One `# noqa` comment: its line, the codes it names, and where it is written (offsets)."""
+
+    __slots__ = ("line", "codes", "start", "end")
+
     line: int  # 1-based
     codes: list[str]  # empty: every rule
     start: int
     end: int
+
+    def __init__(
+        self,
+        line: int,
+        codes: list[str],
+        start: int,
+        end: int,
+    ) -> None:
+        self.line = line
+        self.codes = codes
+        self.start = start
+        self.end = end
+
+    def __repr__(self) -> str:
+        return f"Noqa(line={self.line!r}, codes={self.codes!r}, start={self.start!r}, end={self.end!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Noqa:
+            return NotImplemented
+        return (self.line, self.codes, self.start, self.end) == (other.line, other.codes, other.start, other.end)
 
 
 def find(text: str) -> tuple[bool, list[Noqa]]:

@@ -15,7 +15,6 @@ optimizer writes as `[0, 0, 4, 16]`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -50,14 +49,46 @@ class Analysed(Protocol):
     def runner(self) -> Runner: ...
 
 
-@dataclass(slots=True)
 class Fold:
+    """A node that folds: its outputs' constant values (a constant) or the constant Reshape target it stands for."""
+
+    __slots__ = ("node", "kind", "values", "detail", "_message", "_nodes")
+
     node: Node
     kind: str
     values: dict[Value, Any]  # each output the node produces -> its constant value
-    detail: str = ""  # GL402: the shape value it stands for
-    _message: str = ""
-    _nodes: int = 0
+    detail: str  # GL402: the shape value it stands for
+    _message: str
+    _nodes: int
+
+    def __init__(
+        self,
+        node: Node,
+        kind: str,
+        values: dict[Value, Any],
+        detail: str = "",
+        _message: str = "",
+        _nodes: int = 0,
+    ) -> None:
+        self.node = node
+        self.kind = kind
+        self.values = values
+        self.detail = detail
+        self._message = _message
+        self._nodes = _nodes
+
+    def __repr__(self) -> str:
+        return (
+            f"Fold(node={self.node!r}, kind={self.kind!r}, values={self.values!r}, detail={self.detail!r}, "
+            f"_message={self._message!r}, _nodes={self._nodes!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Fold:
+            return NotImplemented
+        mine = (self.node, self.kind, self.values, self.detail, self._message, self._nodes)
+        theirs = (other.node, other.kind, other.values, other.detail, other._message, other._nodes)
+        return mine == theirs
 
     @property
     def code(self) -> str:

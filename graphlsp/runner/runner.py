@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -58,15 +57,53 @@ def is_random(op_type: str) -> bool:
     return op_type.startswith("Random") or op_type in RANDOM_OPS
 
 
-@dataclass(slots=True)
 class RunnerStats:
-    evaluations: int = 0  # node runs
-    own_kernel: int = 0  # ...by our kernels
-    reference: int = 0  # ...by onnx.reference
-    cache_bytes: int = 0
-    peak_cache_bytes: int = 0
-    largest: int = 0  # bytes of the largest value built
-    refused_size: int = 0  # nodes not run because their outputs would exceed the cap
+    """Counts of what the runner evaluated, and how many bytes its cache held."""
+
+    __slots__ = ("evaluations", "own_kernel", "reference", "cache_bytes", "peak_cache_bytes", "largest", "refused_size")
+
+    evaluations: int  # node runs
+    own_kernel: int  # ...by our kernels
+    reference: int  # ...by onnx.reference
+    cache_bytes: int
+    peak_cache_bytes: int
+    largest: int  # bytes of the largest value built
+    refused_size: int  # nodes not run because their outputs would exceed the cap
+
+    def __init__(
+        self,
+        evaluations: int = 0,
+        own_kernel: int = 0,
+        reference: int = 0,
+        cache_bytes: int = 0,
+        peak_cache_bytes: int = 0,
+        largest: int = 0,
+        refused_size: int = 0,
+    ) -> None:
+        self.evaluations = evaluations
+        self.own_kernel = own_kernel
+        self.reference = reference
+        self.cache_bytes = cache_bytes
+        self.peak_cache_bytes = peak_cache_bytes
+        self.largest = largest
+        self.refused_size = refused_size
+
+    def __repr__(self) -> str:
+        return (
+            f"RunnerStats(evaluations={self.evaluations!r}, own_kernel={self.own_kernel!r}, "
+            f"reference={self.reference!r}, cache_bytes={self.cache_bytes!r}, "
+            f"peak_cache_bytes={self.peak_cache_bytes!r}, largest={self.largest!r}, "
+            f"refused_size={self.refused_size!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not RunnerStats:
+            return NotImplemented
+        mine = (self.evaluations, self.own_kernel, self.reference, self.cache_bytes, self.peak_cache_bytes,
+                self.largest, self.refused_size)
+        theirs = (other.evaluations, other.own_kernel, other.reference, other.cache_bytes, other.peak_cache_bytes,
+                  other.largest, other.refused_size)
+        return mine == theirs
 
 
 class Runner:
