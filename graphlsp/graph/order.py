@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from dataclasses import dataclass
 
+from graphlsp.frozen import Frozen
 from graphlsp.graph.core import Graph, Node, Value
 
 
@@ -38,15 +38,37 @@ def data_path(graph: Graph, start: Node, goal: Node) -> list[Node] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class OrderProblem:
+class OrderProblem(Frozen):
     """What a read of `value` by `holder` (or by a subgraph of it) before `value`'s producer is.
 
     `cycle`: the nodes of the cycle from the holder to the producer (empty: the read is only out of order)."""
 
+    __slots__ = ("message", "severity", "cycle")
+
     message: str
     severity: str
     cycle: list[Node]
+
+    def __init__(
+        self,
+        message: str,
+        severity: str,
+        cycle: list[Node],
+    ) -> None:
+        object.__setattr__(self, "message", message)
+        object.__setattr__(self, "severity", severity)
+        object.__setattr__(self, "cycle", cycle)
+
+    def __repr__(self) -> str:
+        return f"OrderProblem(message={self.message!r}, severity={self.severity!r}, cycle={self.cycle!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not OrderProblem:
+            return NotImplemented
+        return (self.message, self.severity, self.cycle) == (other.message, other.severity, other.cycle)
+
+    def __hash__(self) -> int:
+        return hash((self.message, self.severity, self.cycle))
 
 
 def order_problem(graph: Graph, holder: Node, value: Value, components: list[int]) -> OrderProblem:
