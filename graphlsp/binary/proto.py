@@ -39,6 +39,7 @@ class Message:
     _by_name: dict[str, tuple[str, int, bool, Any]] = {}
     _oneofs: dict[str, tuple[str, ...]] = {}
     _oneof_of: dict[str, str] = {}
+    _tags: dict[int, tuple[str, int, bool, Any]] = {}  # tag (number << 3 | wire type) -> what to read
 
     def __init__(self, **fields: Any) -> None:
         self._buf: bytes | memoryview = b""
@@ -135,15 +136,19 @@ def _packed(kind: int, enum: Any, buf: Any, pos: int, stop: int) -> list[Any]:
     return out
 
 
+# what a field's tag (number and wire type, `_tags`) asks of the decoder
+_MSG, _STR, _BYTES, _RAW, _PACKED, _VARINT, _F32_OP, _F64_OP = range(8)
+
+
 def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise Unusual("nested too deep")
-    m = cls.__new__(cls)
+    m = object.__new__(cls)
     m._buf, m._start, m._end, m._built = buf, start, end, False
     has: set[str] = set()
     m._has = has
     d = m.__dict__
-    fields = cls._fields
+    tags = cls._tags
     oneof_of = cls._oneof_of
     pos = start
     while pos < end:
@@ -152,12 +157,11 @@ def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth:
             pos += 1
         else:
             key, pos = _varint(buf, pos, end)
-        spec = fields.get(key >> 3)
-        if spec is None:
-            raise Unusual("a field onnx.proto does not have")
-        name, kind, repeated, sub = spec
-        wire = key & 7
-        if wire == 2:
+        spec = tags.get(key)
+        if spec is None:  # a field onnx.proto does not have, or a wire type that is not the field's
+            raise Unusual(f"tag {key} is not one of onnx.proto's {cls.__name__}")
+        name, op, repeated, sub = spec
+        if op <= _PACKED:  # length-delimited
             n = buf[pos]
             if n < 0x80:
                 pos += 1
@@ -166,39 +170,40 @@ def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth:
             stop = pos + n
             if stop > end:
                 raise Unusual("field runs past the end of its message")
-            if kind == MSG:
+            if op == _MSG:
                 value: Any = _decode(sub, buf, view, pos, stop, depth + 1)
-            elif kind == STR:
+            elif op == _STR:
                 try:
                     value = buf[pos:stop].decode("utf-8")
                 except UnicodeDecodeError:
                     raise Unusual("a string that is not UTF-8") from None
-            elif kind == BYTES:
-                value = view[pos:stop] if name == "raw_data" else buf[pos:stop]
-            elif repeated and kind in _PACKABLE:
-                d.setdefault(name, []).extend(_packed(kind, sub, buf, pos, stop))
+            elif op == _BYTES:
+                value = buf[pos:stop]
+            elif op == _RAW:
+                value = view[pos:stop]
+            else:
+                d.setdefault(name, []).extend(_packed(sub[0], sub[1], buf, pos, stop))
                 pos = stop
                 continue
-            else:
-                raise Unusual("a length-delimited scalar")
             pos = stop
-        elif wire == 0:
-            if kind not in (I64, U64, I32, ENUM):
-                raise Unusual("a varint for a field that is not one")
-            v, pos = _varint(buf, pos, end)
-            value = _scalar(kind, v, sub)
-        elif wire == 5:
-            if kind != FLOAT or pos + 4 > end:
-                raise Unusual("a fixed32 for a field that is not a float")
+        elif op == _VARINT:
+            v = buf[pos]
+            if v < 0x80 and sub[0] != ENUM:  # one byte, not negative: the value itself (most ints are)
+                pos += 1
+                value = v
+            else:
+                v, pos = _varint(buf, pos, end)
+                value = _scalar(sub[0], v, sub[1])
+        elif op == _F32_OP:
+            if pos + 4 > end:
+                raise Unusual("a truncated fixed32")
             value = _F32.unpack_from(buf, pos)[0]
             pos += 4
-        elif wire == 1:
-            if kind != DOUBLE or pos + 8 > end:
-                raise Unusual("a fixed64 for a field that is not a double")
+        else:
+            if pos + 8 > end:
+                raise Unusual("a truncated fixed64")
             value = _F64.unpack_from(buf, pos)[0]
             pos += 8
-        else:
-            raise Unusual("a group or an invalid wire type")
         if repeated:
             lst = d.get(name)
             if lst is None:
@@ -207,7 +212,7 @@ def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth:
                 lst.append(value)
             continue
         if name in has:
-            if kind == MSG:
+            if op == _MSG:
                 raise Unusual("a message field written twice (protobuf merges them)")
         elif name in oneof_of and any(other in has for other in cls._oneofs[oneof_of[name]]):
             raise Unusual("two members of a oneof")
@@ -216,6 +221,30 @@ def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth:
     if pos != end:
         raise Unusual("field runs past the end of its message")
     return m
+
+
+def _tags(fields: dict[int, tuple[str, int, bool, Any]]) -> dict[int, tuple[str, int, bool, Any]]:
+    """Each field's tags (number << 3 | wire type) as the decoder reads them: a repeated number field packed
+    (wire type 2) or not."""
+    out: dict[int, tuple[str, int, bool, Any]] = {}
+    for number, (name, kind, repeated, sub) in fields.items():
+        tag = number << 3
+        if kind == MSG:
+            out[tag | 2] = (name, _MSG, repeated, sub)
+        elif kind == STR:
+            out[tag | 2] = (name, _STR, repeated, None)
+        elif kind == BYTES:
+            out[tag | 2] = (name, _RAW if name == "raw_data" else _BYTES, repeated, None)
+        else:
+            if repeated:
+                out[tag | 2] = (name, _PACKED, True, (kind, sub))
+            if kind == FLOAT:
+                out[tag | 5] = (name, _F32_OP, repeated, None)
+            elif kind == DOUBLE:
+                out[tag | 1] = (name, _F64_OP, repeated, None)
+            else:
+                out[tag] = (name, _VARINT, repeated, (kind, sub))
+    return out
 
 
 def decode(cls: Any, data: bytes) -> Any:
@@ -356,6 +385,8 @@ for _cls in CLASSES.values():
     for _num, (_name, _kind, _rep, _sub) in list(_cls._fields.items()):
         if _kind == MSG:
             _cls._fields[_num] = _cls._by_name[_name] = (_name, _kind, _rep, CLASSES[_sub])
+for _cls in CLASSES.values():
+    _cls._tags = _tags(_cls._fields)
 
 # onnx's names of the nested messages, for `to_onnx` (TypeProto.Tensor is onnx.TypeProto.Tensor, ...)
 _NESTED = {
