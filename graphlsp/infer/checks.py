@@ -56,8 +56,19 @@ class Verdict(Frozen):
 _TYPE_STRINGS: dict[ValueType, str | None] = {}
 
 
+_TENSOR_STRINGS: dict[tuple[int, bool], str | None] = {}
+
+
 def type_string(ty: ValueType) -> str | None:
     """onnx's type string for constraint checks: tensor(float), seq(tensor(int64)), optional(...)."""
+    if type(ty) is TensorType:  # nearly every value: by element type alone, not by hashing the shape
+        if ty.elem is None:
+            return None
+        key = (ty.elem, ty.sparse)
+        found = _TENSOR_STRINGS.get(key)
+        if found is None:
+            found = _TENSOR_STRINGS[key] = _type_string(ty)
+        return found
     try:
         return _TYPE_STRINGS[ty]
     except KeyError:
