@@ -440,10 +440,10 @@ class _Reader:
                 found.consumers.append((node, j))
                 node.inputs.append(found)
             for a in np_.attribute:
-                graphs = [a.g] if a.type == AttributeProto.GRAPH else list(a.graphs)
-                if a.type not in (AttributeProto.GRAPH, AttributeProto.GRAPHS) or a.ref_attr_name:
+                t = a.type
+                if (t != AttributeProto.GRAPH and t != AttributeProto.GRAPHS) or a.ref_attr_name:
                     continue
-                for gp_sub in graphs:
+                for gp_sub in [a.g] if t == AttributeProto.GRAPH else list(a.graphs):
                     sub = self.graph(gp_sub, "subgraph", scope, g, node, a.name)
                     node.subgraphs.setdefault(a.name, []).append(sub)
 
