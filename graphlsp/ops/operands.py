@@ -233,9 +233,12 @@ def fold(ctx: InferenceContext, fn: Callable[..., Any], inputs: Sequence[int], o
     x = ctx.outputs[out] if out < len(ctx.outputs) else None
     if x is None:
         return False
-    consts = [small_const(ctx, i) for i in inputs]
-    if any(c is None for c in consts):
-        return False
+    consts = []
+    for i in inputs:  # the first input that is not a constant ends it: the others need not be computed
+        c = small_const(ctx, i)
+        if c is None:
+            return False
+        consts.append(c)
     try:
         with np.errstate(all="ignore"):
             value = np.asarray(fn(*consts))
