@@ -13,10 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from typing import Any, BinaryIO
 
 from cattrs import transform_error
@@ -150,45 +147,6 @@ class GraphLspProtocol(LanguageServerProtocol):
         result = writer.write(body)
         if result is not None:  # an awaitable from an async writer (websockets): let it run
             asyncio.ensure_future(result)
-
-
-_CONTENT_LENGTH = re.compile(rb"^Content-Length: (\d+)\r\n$")  # as pygls's reader loop (pygls.io_.run_async)
-
-
-class MessageReader:
-    """The reader for pygls's reader loop, which asks for each header line and then the body: pygls's own reader
-    hands each of those reads to a thread, three trips between the threads per message. This one reads a whole
-    message (its header lines, then the body its Content-Length names, as the loop parses it) in one trip, and
-    answers the loop's later reads from what it read."""
-
-    def __init__(self, stdin: ChunkedStdin, executor: Executor | None) -> None:
-        self._stdin, self._executor = stdin, executor
-        self._lines: deque[bytes] = deque()
-        self._body = b""
-
-    async def readline(self) -> bytes:
-        if not self._lines:
-            loop = asyncio.get_running_loop()
-            self._lines, self._body = await loop.run_in_executor(self._executor, self._read_message)
-        return self._lines.popleft()
-
-    async def readexactly(self, n: int) -> bytes:  # n: the Content-Length read with the body already
-        body, self._body = self._body, b""
-        return body
-
-    def _read_message(self) -> tuple[deque[bytes], bytes]:
-        lines: deque[bytes] = deque()
-        length = 0
-        while True:
-            line = self._stdin.readline()
-            lines.append(line)
-            if not line:  # the end of the input
-                return lines, b""
-            if not length:
-                m = _CONTENT_LENGTH.fullmatch(line)
-                length = int(m.group(1)) if m else 0
-            if length and not line.strip():
-                return lines, self._stdin.read(length)
 
 
 class ChunkedStdin:

@@ -18,12 +18,14 @@ Below them: `workspace` (documents, worker, settings), `convert` (positions, dia
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 from lsprotocol import types as lsp
 
 from graphlsp.lsp import commands, diagnostics, documents, edits, graphs, hover, navigation, session, views
+from graphlsp.lsp.protocol import ChunkedStdin
 from graphlsp.lsp.workspace import DocState, GraphLspServer
 
 server = GraphLspServer()
@@ -75,7 +77,7 @@ def serve(tcp: str | None = None) -> None:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        server.start_io(stdin=ChunkedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
 
 
 __all__ = ["DocState", "GraphLspServer", "serve", "server"]

@@ -18,23 +18,20 @@ import functools
 import json
 import logging
 import os
-import sys
-import threading
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from lsprotocol import types as lsp
-from pygls.io_ import StdoutWriter, run_async
 from pygls.lsp.server import LanguageServer
 
 from graphlsp import __version__
 from graphlsp.analysis import Analysis
 from graphlsp.lint.config import ConfigError, Settings, from_editor, load_settings
 from graphlsp.lsp import convert, views
-from graphlsp.lsp.protocol import ChunkedStdin, GraphLspProtocol, MessageReader, RawJSON
+from graphlsp.lsp.protocol import GraphLspProtocol, RawJSON
 from graphlsp.oplib import query as oq
 from graphlsp.syntax.positions import LineIndex
 from graphlsp.view import BinaryView, render
@@ -187,21 +184,6 @@ class GraphLspServer(LanguageServer):
         self.views: dict[str, BinaryView] = {}  # path -> its latest rendering (touched on the worker thread only)
         self.loop: asyncio.AbstractEventLoop | None = None  # the one messages are sent from (set at initialize)
         self._config_errors_shown: set[str] = set()  # each shown once, until a setting changes
-
-    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
-        """pygls's stdio server, reading each message in one trip to the reader thread (`MessageReader`)."""
-        self._stop_event = threading.Event()
-        reader = MessageReader(ChunkedStdin(stdin or sys.stdin.buffer), self.thread_pool)
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        try:
-            asyncio.run(run_async(stop_event=self._stop_event, reader=reader, protocol=self.protocol, logger=log,
-                                  error_handler=self.report_server_error))  # fmt: skip
-        except BrokenPipeError:
-            log.error("Connection to the client is lost! Shutting down the server.")
-        except (KeyboardInterrupt, SystemExit):
-            pass
-        finally:
-            self.shutdown()
 
     @property
     def encoding(self) -> str:
