@@ -82,35 +82,30 @@ def _rows(a: Analysis, path: str, settings: Settings) -> list[convert.Row]:
     doc = a.doc
     size = len(doc.text)
     has_graph = doc.has_graph
-    rows: list[convert.Row] = []
-    for start, end, code, message, severity, related in [
-        *((p.start, p.end, p.code, p.message, "", p.related) for p in doc.problems),
-        *(r for r in a.finding_rows() if has_graph or r[2] == "GL101"),  # without a graph: only that it is missing
-    ]:
-        if start < 0:  # as lint.diagnostics does: no text position, the file's start; a position past the end, its end
-            start = end = 0
-        start = min(start, size)
-        rows.append((start, min(max(start, end), size), code, severity, message, related))
-    rows.sort(key=lambda r: (r[0], r[2]))
+    found = [(p.start, p.end, p.code, p.message, "", p.related) for p in doc.problems]
+    found += [r for r in a.finding_rows() if has_graph or r[2] == "GL101"]  # without a graph: only that it is missing
     if has_graph:
         for d in collect_deployment(a, path, settings, incremental=True):
-            rel = [(r["message"], r["start"], r["end"]) for r in d.related if "start" in r]
-            rows.append((d.start, d.end, d.code, d.severity, d.message, rel))
-        rows.sort(key=lambda r: (r[0], r[2]))
-    out: list[convert.Row] = []
+            related = [(r["message"], r["start"], r["end"]) for r in d.related if "start" in r]
+            found.append((d.start, d.end, d.code, d.message, d.severity, related))
+    rows: list[convert.Row] = []
     enabled: dict[str, bool] = {}
     severity_of: dict[tuple[str, str], str] = {}
-    for row in rows:
-        start, end, code, severity, message, related = row
+    for start, end, code, message, severity, related in found:  # finalize's settings
         on = enabled.get(code)
         if on is None:
             on = enabled[code] = settings.enabled(code, path)
-        if on:
-            final = severity_of.get((code, severity))
-            if final is None:
-                final = severity_of[code, severity] = settings.severity_of(code, severity or rule(code).severity)
-            out.append((start, end, code, final, message, related))
-    return out
+        if not on:
+            continue
+        final = severity_of.get((code, severity))
+        if final is None:
+            final = severity_of[code, severity] = settings.severity_of(code, severity or rule(code).severity)
+        if start < 0:  # as lint.diagnostics does: no text position, the file's start; a position past the end, its end
+            start = end = 0
+        start = min(start, size)
+        rows.append((start, min(max(start, end), size), code, final, message, related))
+    rows.sort(key=lambda r: (r[0], r[2]))  # stable: one sort of all, as sorting the analysis' and then merging
+    return rows
 
 
 def _internal_error(ls: GraphLspServer, state: DocState, crash: str) -> list[str]:
