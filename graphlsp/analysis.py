@@ -28,6 +28,9 @@ else:
     t = lazy_module("graphlsp.syntax.tree", globals(), "t")  # read when a text is analysed
 
 
+FindingRow = tuple[int, int, str, str, str, list[tuple[str, int, int]]]  # start, end, code, message, severity, related
+
+
 class _Anchored:
     """A finding with its ranges relative to the piece of text they are in, so that it moves with that piece."""
 
@@ -272,8 +275,8 @@ class Analysis:
             return pieces[i]
         return None
 
-    def findings(self) -> list[Finding]:
-        """Structural and shape findings with offsets into the current text."""
+    def findings(self, fold: bool = True) -> list[Finding]:
+        """Structural and shape findings with offsets into the current text (`fold`: with the fold plan's)."""
         out = []
         for a in self._structural:
             o = a.piece.origin if a.piece is not None else 0
@@ -282,9 +285,21 @@ class Analysis:
             out.append(Finding(f.code, f.message, a.start + o, a.end + o, f.severity, related, f.kind))
         out.extend(self.refiner.findings())
         out.extend(condition_findings(self.refiner))
-        out.extend(self.fold_plan().findings())
+        if fold:
+            out.extend(self.fold_plan().findings())
         out.sort(key=lambda f: (f.start, f.code))
         return out
+
+    def finding_rows(self) -> list[FindingRow]:
+        """`findings` as (start, end, code, message, severity, related) rows, in the same order: what a
+        diagnostic shows, without a Finding object per fold hint (the editor reads these at every edit)."""
+        rows: list[FindingRow] = [(f.start, f.end, f.code, f.message, f.severity, f.related) for f in self.findings(
+            fold=False)]  # fmt: skip
+        for node, code, message, severity in self.fold_plan().hints():
+            s, e = node.op_span or (-1, -1)
+            rows.append((s, e, code, message, severity, []))
+        rows.sort(key=lambda r: (r[0], r[2]))
+        return rows
 
     def fold_plan(self) -> FoldPlan:
         """What folds into constants (GL4xx hints and the fold rewrite), brought up to date with the edits."""

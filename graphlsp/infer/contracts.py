@@ -73,6 +73,17 @@ def input_symbols(model: Model) -> dict[str, list[tuple[Value, int]]]:
     return {k: v for k, v in out.items() if k not in skip}
 
 
+def _input_symbols(refiner: ShapeRefiner) -> dict[str, list[tuple[Value, int]]]:
+    """`input_symbols` of the refiner's model, kept while the graph's inputs are the same values: an edit that
+    keeps the graph changes nodes, never the inputs' declared types, and the editor asks at every edit."""
+    graph = refiner.model.graph
+    inputs = tuple(graph.inputs) if graph is not None else ()
+    memo = refiner.symbols_memo
+    if memo is None or memo[0] != inputs:
+        memo = refiner.symbols_memo = (inputs, input_symbols(refiner.model))
+    return memo[1]
+
+
 @lru_cache(maxsize=4096)
 def _solved(cond: Condition, name: str) -> Solution | None:
     return solve(cond, name)
@@ -182,7 +193,7 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
 def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
     """GL320 on each node whose rule holds only at some sizes of one input dim; GL321 on inputs it pins; GL315 on
     symbolic declarations that contradict inference."""
-    symbols = input_symbols(refiner.model)  # read once for both: an edit runs this over the whole graph's inputs
+    symbols = _input_symbols(refiner)  # read once for both
     out: list[Finding] = declaration_findings(refiner, symbols)
     pinned: set[tuple[str, int]] = set()
     for contract in contracts(refiner, symbols).values():

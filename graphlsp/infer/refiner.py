@@ -102,6 +102,7 @@ class ShapeRefiner:
         # declared dims (value infos, graph outputs) that inference finds as other expressions: (dim, ours, theirs)
         self.declared_conditions: dict[Value, tuple[ValueInfo, list[tuple[int, d.Dim, d.Dim]]]] = {}
         self.touched: set[Node] | None = None  # when a layer above sets it: the nodes inferred since it last looked
+        self.symbols_memo: tuple[tuple[Value, ...], dict[str, list[tuple[Value, int]]]] | None = None  # contracts'
         # what layers above keep across edits for as long as this refiner lives, by layer (a module-level map keyed by
         # the refiner would keep it alive: the kept state refers to the refiner)
         self.kept: dict[str, Any] = {}

@@ -146,18 +146,26 @@ def offset(lines: LineIndex, pos: lsp.Position, enc: str) -> int:
 
 
 def diagnostic(lines: LineIndex, d: Diagnostic, uri: str, enc: str) -> lsp.Diagnostic:
+    related = [(r["message"], r["start"], r["end"]) for r in d.related if "start" in r]
+    return row_diagnostic(lines, (d.start, d.end, d.code, d.severity, d.message, related), uri, enc)
+
+
+# A diagnostic as the server's fast path holds it: start, end (offsets, start <= end <= len(text)), code, severity,
+# message, related information (message, start, end).
+Row = tuple[int, int, str, str, str, list[tuple[str, int, int]]]
+
+
+def row_diagnostic(lines: LineIndex, row: Row, uri: str, enc: str) -> lsp.Diagnostic:
+    start, end, code, severity, message, rel = row
     related = [
-        lsp.DiagnosticRelatedInformation(
-            location=lsp.Location(uri=uri, range=span_range(lines, r["start"], r["end"], enc)), message=r["message"]
-        )
-        for r in d.related
-        if "start" in r
+        lsp.DiagnosticRelatedInformation(location=lsp.Location(uri=uri, range=span_range(lines, s, e, enc)), message=m)
+        for m, s, e in rel
     ]
     return lsp.Diagnostic(
-        range=span_range(lines, d.start, max(d.start, d.end), enc),
-        message=d.message,
-        severity=SEVERITY.get(d.severity, lsp.DiagnosticSeverity.Error),
-        code=d.code,
+        range=span_range(lines, start, max(start, end), enc),
+        message=message,
+        severity=SEVERITY.get(severity, lsp.DiagnosticSeverity.Error),
+        code=code,
         source="graphlsp",
         related_information=related or None,
     )
@@ -198,6 +206,33 @@ class DiagnosticCache:
                 entry = json.dumps(unstructure(diagnostic(lines, d, uri, enc)))
             if key is not None:
                 kept[key] = entry
+            payload.append(entry)
+        self._entries = kept
+        return payload
+
+    def convert_rows(self, lines: LineIndex, text: str, rows: list[Row], uri: str, enc: str,
+                     unstructure: Callable[[object], dict[str, object]]) -> list[str]:  # fmt: skip
+        """`convert` of diagnostics held as rows (no Diagnostic objects): the same JSON text. On an ASCII text (or
+        in code points) a column is an offset from its line's start, so the key holds no slice of the text."""
+        kept: dict[_Key, str] = {}
+        payload = []
+        entries, starts = self._entries, lines.starts
+        plain = enc == "utf-32" or text.isascii()
+        for row in rows:
+            start, end, code, severity, message, related = row
+            if related:
+                payload.append(json.dumps(unstructure(row_diagnostic(lines, row, uri, enc))))
+                continue
+            first = bisect_right(starts, start) - 1
+            last = bisect_right(starts, end, first) - 1
+            line_start, last_start = starts[first], starts[last]
+            key: _Key = (enc, code, severity, message, first, start - line_start, last, end - last_start)
+            if not plain:
+                key += (text[line_start : lines.line_end(last)],)
+            entry = entries.get(key)
+            if entry is None:
+                entry = json.dumps(unstructure(row_diagnostic(lines, row, uri, enc)))
+            kept[key] = entry
             payload.append(entry)
         self._entries = kept
         return payload

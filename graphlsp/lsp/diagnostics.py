@@ -13,12 +13,16 @@ import itertools
 import json
 import logging
 import uuid
+from collections.abc import Callable
 
 from lsprotocol import types as lsp
 from pygls.protocol import default_converter
 
 from graphlsp.analysis import Analysis
+from graphlsp.lint import suppress
+from graphlsp.lint.config import Settings
 from graphlsp.lint.diagnostics import collect_analysis, collect_deployment
+from graphlsp.lint.rules import rule
 from graphlsp.lint.runner import finalize, lint_library
 from graphlsp.lsp import convert, views
 from graphlsp.lsp.protocol import RawJSON
@@ -51,18 +55,57 @@ def compute_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
                 # a setting changed (the cap, the input sizes `dims`): evaluate again under the new one
                 a = state.analysis = Analysis(a.doc, settings.fold_size_cap, sizes=settings.sizes)
             path = views.fs_path(state.uri) or state.uri
-            diags = collect_analysis(a, path)
-            if a.doc.model.graph is not None:
-                diags = sorted(
-                    diags + collect_deployment(a, path, settings, incremental=True), key=lambda d: (d.start, d.code)
-                )
-            diags = finalize(diags, a.doc.text, path, settings)
-            return state.converted.convert(state.lines, a.doc.text, diags, state.uri, ls.encoding,
-                                           _CONVERTER.unstructure)  # fmt: skip
+            if suppress.find(a.doc.text) != (False, []):
+                return text_diagnostics(ls, state, a, settings, path)
+            return state.converted.convert_rows(state.lines, a.doc.text, _rows(a, path, settings), state.uri,
+                                                ls.encoding, _CONVERTER.unstructure)  # fmt: skip
         except Exception as e:
             log.exception("the diagnostics of %s failed", state.uri)
             crash = f"{type(e).__name__}: {e}"
     return _internal_error(ls, state, crash)
+
+
+def text_diagnostics(ls: GraphLspServer, state: DocState, a: Analysis, settings: Settings, path: str) -> list[str]:
+    """A text document's diagnostics as `graphlsp check` collects them (Diagnostic objects, settings and
+    suppressions applied); `compute_diagnostics` takes a shorter way to the same JSON when no suppression is
+    written."""
+    diags = collect_analysis(a, path)
+    if a.doc.has_graph:
+        diags = sorted(diags + collect_deployment(a, path, settings, incremental=True), key=lambda d: (d.start, d.code))
+    diags = finalize(diags, a.doc.text, path, settings)
+    return state.converted.convert(state.lines, a.doc.text, diags, state.uri, ls.encoding, _CONVERTER.unstructure)
+
+
+def _rows(a: Analysis, path: str, settings: Settings) -> list[convert.Row]:
+    """`text_diagnostics`' diagnostics, in its order, as rows, for a text without suppressions: no Diagnostic
+    object per finding (a big model has a fold hint on every few nodes, and an edit rarely changes one)."""
+    doc = a.doc
+    size = len(doc.text)
+    has_graph = doc.has_graph
+    found = [(p.start, p.end, p.code, p.message, "", p.related) for p in doc.problems]
+    found += [r for r in a.finding_rows() if has_graph or r[2] == "GL101"]  # without a graph: only that it is missing
+    if has_graph:
+        for d in collect_deployment(a, path, settings, incremental=True):
+            related = [(r["message"], r["start"], r["end"]) for r in d.related if "start" in r]
+            found.append((d.start, d.end, d.code, d.message, d.severity, related))
+    rows: list[convert.Row] = []
+    enabled: dict[str, bool] = {}
+    severity_of: dict[tuple[str, str], str] = {}
+    for start, end, code, message, severity, related in found:  # finalize's settings
+        on = enabled.get(code)
+        if on is None:
+            on = enabled[code] = settings.enabled(code, path)
+        if not on:
+            continue
+        final = severity_of.get((code, severity))
+        if final is None:
+            final = severity_of[code, severity] = settings.severity_of(code, severity or rule(code).severity)
+        if start < 0:  # as lint.diagnostics does: no text position, the file's start; a position past the end, its end
+            start = end = 0
+        start = min(start, size)
+        rows.append((start, min(max(start, end), size), code, final, message, related))
+    rows.sort(key=lambda r: (r[0], r[2]))  # stable: one sort of all, as sorting the analysis' and then merging
+    return rows
 
 
 def _internal_error(ls: GraphLspServer, state: DocState, crash: str) -> list[str]:
@@ -108,6 +151,22 @@ async def publish_if_latest(ls: GraphLspServer, state: DocState, version: int) -
         return
     payload = await ls.submit(state, lambda: compute_diagnostics(ls, state))
     if state.version == version:  # still the newest: never send stale results
+        state.published = version
+        ls.publish(state, version, payload)
+
+
+async def apply_and_publish(ls: GraphLspServer, state: DocState, version: int, change: Callable[[], None]) -> None:
+    """`change` applied to the document on the worker, then `publish_if_latest` in the same job: one hop between
+    the threads for an edit, not two."""
+
+    def job() -> list[str] | None:
+        change()
+        if ls.pull_client or state.version != version:
+            return None
+        return compute_diagnostics(ls, state)
+
+    payload = await ls.submit(state, job)
+    if payload is not None and state.version == version:  # still the newest: never send stale results
         state.published = version
         ls.publish(state, version, payload)
 

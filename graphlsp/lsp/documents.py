@@ -20,7 +20,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from graphlsp.lsp import convert, opdocs, views
-from graphlsp.lsp.diagnostics import publish_if_latest, refresh_view
+from graphlsp.lsp.diagnostics import apply_and_publish, publish_if_latest, refresh_view
 from graphlsp.lsp.workspace import DocState, GraphLspServer, guard
 
 
@@ -38,9 +38,10 @@ async def did_open(ls: GraphLspServer, params: lsp.DidOpenTextDocumentParams) ->
         cap = ls.settings_for(doc.uri).fold_size_cap
         await ls.submit(state, lambda: state.show(ls.view_or_error(path, cap)))
         ls.view_shown(state)
+        await publish_if_latest(ls, state, doc.version)
     else:
-        await ls.submit(state, lambda: state.open(doc.text, ls.settings_for(doc.uri).fold_size_cap))
-    await publish_if_latest(ls, state, doc.version)
+        await apply_and_publish(ls, state, doc.version,
+                                lambda: state.open(doc.text, ls.settings_for(doc.uri).fold_size_cap))  # fmt: skip
 
 
 @guard(None)
@@ -69,8 +70,7 @@ async def did_change(ls: GraphLspServer, params: lsp.DidChangeTextDocumentParams
             else:
                 state.open(change.text, cap)
 
-    await ls.submit(state, apply)
-    await publish_if_latest(ls, state, version)
+    await apply_and_publish(ls, state, version, apply)
 
 
 async def _view_changed_by_client(ls: GraphLspServer, state: DocState, changes: list[Any], version: int) -> None:

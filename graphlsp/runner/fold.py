@@ -148,17 +148,21 @@ class FoldPlan:
         """A hint on each node whose constant is read by a node that stays (or is a graph output): where the
         fold writes a Constant. The nodes inside a constant subgraph show their values in hovers and inlay hints;
         a hint on each of them would bury a file like an exporter's (1,536 instead of 480 on gpt_L96)."""
+        out = []
+        for node, code, message, severity in self.hints():
+            s, e = node.op_span or (-1, -1)
+            out.append(Finding(code, message, s, e, severity, node=node))
+        return out
+
+    def hints(self) -> list[tuple[Node, str, str, str]]:
+        """`findings` as (node, code, message, severity), without their positions (the editor reads these at
+        every edit, and the positions from the nodes)."""
         if self._hints is None:  # which folds get a hint changes only when the folds do
             self._hints = [(f.node, f.code, f.message(self._cone_size(f.node)))
                            for f in self.folds.values() if self.is_frontier(f.node)]  # fmt: skip
-        out = []
-        for node, code, message in self._hints:
-            s, e = node.op_span or (-1, -1)
-            out.append(Finding(code, message, s, e, "hint", node=node))
+        out = [(node, code, message, "hint") for node, code, message in self._hints]
         for node, message in self.errors.items():
-            s, e = node.op_span or (-1, -1)
-            out.append(Finding(EVAL_ERROR, f"{node.op_type}: fails on its constant inputs: {message}", s, e, "error",
-                               node=node))  # fmt: skip
+            out.append((node, EVAL_ERROR, f"{node.op_type}: fails on its constant inputs: {message}", "error"))
         return out
 
     def is_frontier(self, node: Node) -> bool:

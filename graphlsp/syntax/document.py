@@ -184,6 +184,7 @@ class SyntaxDocument:
         self._with_problems: list[Piece] = []  # the pieces that hold problems, in order
         self._broken = False  # some statement did not parse at all (a piece of kind "error")
         self._model: t.Model | None = None
+        self._has_graph: bool | None = None
         self._memo: dict[Any, Any] | None = None
         self.last_report = ReparseReport("full", 0, len(text), 0)
         self._parse_all()
@@ -193,6 +194,7 @@ class SyntaxDocument:
         text = self.text
         parser = get_parser()
         self._model = None
+        self._has_graph = None
         enabled = gc.isenabled()
         gc.disable()  # the parse allocates ~1M small objects; the cyclic GC only slows it down
         try:
@@ -338,6 +340,15 @@ class SyntaxDocument:
         if self._model is None:
             self._model = self._assemble()
         return self._model
+
+    @property
+    def has_graph(self) -> bool:
+        """Whether `model` has a main graph, kept across incremental edits (they replace node statements with node
+        statements, which cannot make or unmake the graph): the editor asks at every edit, and assembling the
+        model of a big file costs most of a millisecond."""
+        if self._has_graph is None:
+            self._has_graph = self.model.graph is not None
+        return self._has_graph
 
     def _assemble(self) -> t.Model:
         header: list[t.HeaderEntry] = []
