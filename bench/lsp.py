@@ -11,12 +11,12 @@ editors do it (workspace/executeCommand graphlsp.renderView, then didOpen with t
 (into a temporary folder) and a real model; hovers on node outputs. Beside each, the same model as ONNX text
 (`graphlsp convert model.onnx -`, every weight written out) opened as a text document.
 
-Diagnostics count as arrived when the client has read and parsed the server's JSON: the pygls client then also
-turns each of them into Python objects (about 10 us a diagnostic, 5 ms for gpt_L96's 480 fold hints), which is
-this test client's cost, not the server's, and which VS Code and Neovim do not pay. The report also gives when
-the last byte of an edit's diagnostics was read: the difference is this client's parse, where pygls's reader
-calls a Python object hook for each JSON object (four a diagnostic, about 2,000 for gpt_L96: some 4 ms, where a
-plain json.loads of the same message takes under 1 ms).
+Diagnostics count as arrived when the client has read the server's message and parsed its JSON as an editor does:
+one `json.loads` of the bytes, as VS Code's JSON.parse and Neovim's vim.json.decode parse it natively. This pygls
+client then parses the same bytes its own way, calling a Python object hook for each JSON object (about 2,000 for
+gpt_L96's 481 diagnostics: some 2-4 ms, where one json.loads takes under 1 ms) and turning each diagnostic into a
+Python object: a cost of this test client that no editor pays. The report gives both, and when the last byte was
+read (before 2026-11-27, the verdict was on the pygls client's parse).
 """
 
 from __future__ import annotations
@@ -109,12 +109,13 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
 
     arrived: dict[int, float] = {}  # document version -> when its diagnostics were read and parsed
     read: dict[int, float] = {}  # ... when the last byte of them was read
+    hooked: dict[int, float] = {}  # ... when this pygls client had parsed them its own way
 
     @client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
         published.put_nowait(params)
 
-    start_s = await start_push_client(client, arrived, read)
+    start_s = await start_push_client(client, arrived, read, hooked)
     uri = "file:///bench/gpt_L96.onnxtxt"
     t0 = time.perf_counter()
     client.text_document_did_open(
@@ -136,7 +137,7 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
         )
         hover_ms.append((time.perf_counter() - t0) * 1000)
     # one-node edits: a Constant's value in the middle of the file, then wait for fresh diagnostics
-    edit_ms, read_ms = [], []
+    edit_ms, read_ms, hooked_ms = [], [], []
     for version, change in _edits(text, edits, "utf-16"):
         t0 = time.perf_counter()
         client.text_document_did_change(lsp.DidChangeTextDocumentParams(
@@ -148,13 +149,14 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
                 break
         edit_ms.append((arrived.get(version, time.perf_counter()) - t0) * 1000)
         read_ms.append((read.get(version, time.perf_counter()) - t0) * 1000)
+        hooked_ms.append((hooked.get(version, time.perf_counter()) - t0) * 1000)
     server_pid = client._server.pid if client._server is not None else 0  # type: ignore[attr-defined]
     rss = _rss_mb(server_pid)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
     return {"start_s": start_s, "open_s": open_s, "hover_ms": hover_ms, "edit_ms": edit_ms, "read_ms": read_ms,
-            "rss_mb": rss}  # fmt: skip
+            "hooked_ms": hooked_ms, "rss_mb": rss}  # fmt: skip
 
 
 BIG_MODEL_TOOL = Path(__file__).resolve().parents[2] / "shared" / "tools" / "make_big_model.py"
@@ -289,10 +291,11 @@ def report(r: dict[str, Any]) -> list[str]:
         f"{ok(r['open_s'] <= OPEN_BUDGET_S)}",
         f"hover: p50 {hover_p50:.2f} ms over {len(r['hover_ms'])} hovers | budget {HOVER_BUDGET_MS} ms: "
         f"{ok(hover_p50 <= HOVER_BUDGET_MS)}",
-        f"one-node edit to fresh diagnostics: p50 {edit_p50:.1f} ms | onnx parse + infer_shapes {r['onnx_ms']:.1f} ms"
+        f"one-node edit to fresh diagnostics (read, and parsed as an editor parses): p50 {edit_p50:.1f} ms | onnx "
+        f"parse + infer_shapes {r['onnx_ms']:.1f} ms"
         f" -> ratio {edit_p50 / r['onnx_ms']:.3f}, budget 1/10 = {edit_budget:.1f} ms: {ok(edit_p50 <= edit_budget)}",
-        f"  of which to the last byte of the diagnostics read: p50 {statistics.median(r['read_ms']):.1f} ms (the rest: "
-        "this pygls client's parse, a Python object hook for each of the message's JSON objects)",
+        f"  (the last byte read at p50 {statistics.median(r['read_ms']):.1f} ms; this pygls client's own parse, a "
+        f"Python object hook for each JSON object, done at p50 {statistics.median(r['hooked_ms']):.1f} ms)",
         f"pull client (Neovim profile): open to the first report {pull['open_s'] * 1000:.0f} ms; one-node edit to "
         f"its report p50 {statistics.median(pull['edit_ms']):.1f} ms ({pull['kinds'].count('unchanged')} unchanged, "
         f"{pull['kinds'].count('full')} full: the edit leaves every diagnostic as it was)",
