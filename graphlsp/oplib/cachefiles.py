@@ -4,21 +4,10 @@ digest. Kept apart from the parser so that reading a cached library imports neit
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from graphlsp.files import cache_dir
-
-try:  # hashlib's own blake2b, without importing hashlib, whose OpenSSL set-up costs 2.5 ms of a check's start
-    from _blake2 import blake2b
-except ImportError:  # an interpreter without the module
-    from hashlib import blake2b
+from graphlsp.files import cache_dir, digest
 
 __all__ = ["cache_dir", "digest", "grammar_digest", "grammar_path"]
-
-
-def digest(data: bytes) -> Any:
-    """A hash object over `data` (update it with more), for cache keys."""
-    return blake2b(data, digest_size=32)
 
 
 def grammar_path() -> Path:

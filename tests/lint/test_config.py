@@ -44,3 +44,27 @@ def test_an_absolute_glob_in_op_libraries_names_its_files(tmp_path: Path) -> Non
     (tmp_path / "ops" / "a.onnxop").write_text("")
     (tmp_path / "graphlsp.toml").write_text(f'op-libraries = ["{tmp_path}/ops/*.onnxop"]\n')
     assert load_settings(tmp_path).op_libraries == [str(tmp_path / "ops" / "a.onnxop")]
+
+
+def test_a_config_read_before_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The parse of a config file is kept by its bytes: the same bytes are not parsed again, changed ones are
+    (even of the same size, written within the same clock tick)."""
+    from graphlsp.lint import config
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.graphlsp]\nignore = ["GL207"]\n')
+    assert load_settings(project).ignore == ["GL207"]
+    parsed = []
+    parse = config._parse
+    monkeypatch.setattr(config, "_parse", lambda path, data: parsed.append(path) or parse(path, data))
+    assert load_settings(project).ignore == ["GL207"]
+    assert parsed == []
+    (project / "pyproject.toml").write_text('[tool.graphlsp]\nignore = ["GL210"]\n')  # same size
+    assert load_settings(project).ignore == ["GL210"]
+    assert len(parsed) == 1
+    (project / "pyproject.toml").write_text("tool = 5\n")  # kept or not, still an error
+    for _ in range(2):
+        with pytest.raises(ConfigError):
+            load_settings(project)
