@@ -388,8 +388,10 @@ class ShapeRefiner:
         n_in = len(node.inputs)
         while n_in and node.inputs[n_in - 1] is None:
             n_in -= 1
-        kinds = tuple((name, a.kind if a.kind != "ref" else None) for name, a in node.attributes.items())
-        in_types = tuple(type_string(ctx.input_type(i)) if v is not None else "" for i, v in enumerate(node.inputs))
+        kinds = tuple([(name, a.kind if a.kind != "ref" else None) for name, a in node.attributes.items()])
+        inputs = ctx.inputs
+        in_types = tuple([(type_string(x.type) if (x := inputs[i]) is not None else None) if v is not None else ""
+                          for i, v in enumerate(node.inputs)])  # fmt: skip
         v = verdict(sig, n_in, kinds, in_types, len(node.outputs))
         for code, message, input_index, attr, severity in v.problems:
             ctx.error(code, message, input=input_index, attr=attr, severity=severity)

@@ -159,8 +159,14 @@ def type_str(t: ValueType) -> str:
 
 def fully_static(t: ValueType) -> bool:
     """Whether every dim of the type is a known int (a sequence's or optional's element type included)."""
-    if isinstance(t, TensorType):
-        return t.shape is not None and all(isinstance(x, int) for x in t.shape)
+    if type(t) is TensorType:
+        shape = t.shape
+        if shape is None:
+            return False
+        for x in shape:  # noqa: SIM110 (not all() over a generator: this runs for most values of every check)
+            if not isinstance(x, int):
+                return False
+        return True
     if isinstance(t, (SequenceType, OptionalType)):
         return fully_static(t.elem)
     return False
