@@ -290,12 +290,14 @@ class Analysis:
         out.sort(key=lambda f: (f.start, f.code))
         return out
 
-    def finding_rows(self) -> list[FindingRow]:
+    def finding_rows(self, hints: bool = True) -> list[FindingRow]:
         """`findings` as (start, end, code, message, severity, related) rows, in the same order: what a
-        diagnostic shows, without a Finding object per fold hint (the editor reads these at every edit)."""
+        diagnostic shows, without a Finding object per fold hint (the editor reads these at every edit).
+        `hints`: with the fold plan's hints (`fold_hints`); its GL403 errors are always in."""
         rows: list[FindingRow] = [(f.start, f.end, f.code, f.message, f.severity, f.related) for f in self.findings(
             fold=False)]  # fmt: skip
-        for node, code, message, severity in self.fold_plan().hints():
+        plan = self.fold_plan()
+        for node, code, message, severity in plan.hints() if hints else plan.error_hints():
             s, e = node.op_span or (-1, -1)
             rows.append((s, e, code, message, severity, []))
         rows.sort(key=lambda r: (r[0], r[2]))

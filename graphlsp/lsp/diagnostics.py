@@ -57,8 +57,7 @@ def compute_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
             path = views.fs_path(state.uri) or state.uri
             if suppress.find(a.doc.text) != (False, []):
                 return text_diagnostics(ls, state, a, settings, path)
-            return state.converted.convert_rows(state.lines, a.doc.text, _rows(a, path, settings), state.uri,
-                                                ls.encoding, _CONVERTER.unstructure)  # fmt: skip
+            return _text_payload(ls, state, a, path, settings)
         except Exception as e:
             log.exception("the diagnostics of %s failed", state.uri)
             crash = f"{type(e).__name__}: {e}"
@@ -76,14 +75,73 @@ def text_diagnostics(ls: GraphLspServer, state: DocState, a: Analysis, settings:
     return state.converted.convert(state.lines, a.doc.text, diags, state.uri, ls.encoding, _CONVERTER.unstructure)
 
 
-def _rows(a: Analysis, path: str, settings: Settings) -> list[convert.Row]:
+def _text_payload(ls: GraphLspServer, state: DocState, a: Analysis, path: str, settings: Settings) -> list[str]:
+    """`text_diagnostics`' JSON for a text without suppressions: the fold hints (most of a big model's
+    diagnostics) from what the last computation made of them (`convert.KeptHints`), the rest made anew."""
+    enc = ls.encoding
+    rows = _rows(a, path, settings, hints=False)
+    payload = state.converted.convert_rows(state.lines, a.doc.text, rows, state.uri, enc, _CONVERTER.unstructure)
+    items = [(r[0], r[2], j) for r, j in zip(rows, payload, strict=True)]
+    if a.doc.has_graph:
+        items += _hint_items(state, a, path, settings, enc)
+    items.sort(key=lambda x: (x[0], x[1]))  # stable: the order `_rows` gives them all (no hint ties with another)
+    return [j for _, _, j in items]
+
+
+def _hint_items(state: DocState, a: Analysis, path: str, settings: Settings, enc: str) -> list[tuple[int, str, str]]:
+    """(start, code, JSON) of each fold hint the settings keep. A hint kept from the last computation is reused when
+    its node is still on the same statement, which was not parsed again (see `KeptHints`); the others are made."""
+    plan = a.fold_plan()
+    hints = plan.fold_hints()
+    kept = state.kept_hints
+    if kept.plan is not plan or kept.hints is not hints or kept.enc != enc or state.crs:
+        kept.drop()
+        kept.plan, kept.hints, kept.enc = plan, hints, enc
+        kept.entries = [None] * len(hints)
+    entries, replaced = kept.entries, kept.replaced
+    severity: dict[str, str | None] = {}
+    size = len(a.doc.text)
+    items: list[tuple[int, str, str]] = []
+    redo: list[tuple[int, convert.Row]] = []
+    for i, (node, code, message) in enumerate(hints):
+        if code not in severity:
+            severity[code] = settings.severity_of(code, "hint") if settings.enabled(code, path) else None
+        final = severity[code]
+        if final is None:
+            continue
+        entry = entries[i]
+        if entry is not None:
+            statement = entry[0]
+            if getattr(node.origin, "piece", None) is statement and id(statement) not in replaced and entry[2] == final:
+                items.append((entry[0].origin + entry[1], code, entry[3]))
+                continue
+        start, end = node.op_span or (-1, -1)
+        if start < 0:  # as `_rows`: no text position, the file's start
+            start = end = 0
+        start = min(start, size)
+        redo.append((i, (start, min(max(start, end), size), code, final, message, [])))
+    if redo:
+        made = state.converted_hints.convert_rows(state.lines, a.doc.text, [r for _, r in redo], state.uri, enc,
+                                                  _CONVERTER.unstructure)  # fmt: skip
+        for (i, row), j in zip(redo, made, strict=True):
+            statement = getattr(hints[i][0].origin, "piece", None)
+            entries[i] = (statement, row[0] - statement.origin, row[3], j) if statement is not None and not state.crs \
+                else None
+            items.append((row[0], row[2], j))
+    kept.replaced = set()  # every entry was checked against the text as it is now
+    return items
+
+
+def _rows(a: Analysis, path: str, settings: Settings, hints: bool = True) -> list[convert.Row]:
     """`text_diagnostics`' diagnostics, in its order, as rows, for a text without suppressions: no Diagnostic
-    object per finding (a big model has a fold hint on every few nodes, and an edit rarely changes one)."""
+    object per finding (a big model has a fold hint on every few nodes, and an edit rarely changes one).
+    `hints`: with the fold plan's hints (else only its GL403 errors)."""
     doc = a.doc
     size = len(doc.text)
     has_graph = doc.has_graph
     found = [(p.start, p.end, p.code, p.message, "", p.related) for p in doc.problems]
-    found += [r for r in a.finding_rows() if has_graph or r[2] == "GL101"]  # without a graph: only that it is missing
+    # without a graph: only that it is missing
+    found += [r for r in a.finding_rows(hints) if has_graph or r[2] == "GL101"]
     if has_graph:
         for d in collect_deployment(a, path, settings, incremental=True):
             related = [(r["message"], r["start"], r["end"]) for r in d.related if "start" in r]

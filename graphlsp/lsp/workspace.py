@@ -84,6 +84,8 @@ class DocState:
     last: asyncio.Future[Any] | None = None  # the most recent job touching this document
     published: int = -1
     converted: convert.DiagnosticCache = field(default_factory=convert.DiagnosticCache)
+    converted_hints: convert.DiagnosticCache = field(default_factory=convert.DiagnosticCache)  # the fold hints'
+    kept_hints: convert.KeptHints = field(default_factory=convert.KeptHints)
     reported: list[str] | None = None  # the diagnostics of the last pull answer, and its result id
     report_id: str = ""
     crs: int = 0  # how many \r the text holds
@@ -108,6 +110,7 @@ class DocState:
     def open(self, text: str, cap: int) -> None:
         """The whole text, new (didOpen, or a change without a range)."""
         self.text, self.crs, self.own_lines = text, text.count("\r"), None
+        self.kept_hints.drop()
         self._analyse(cap)
         if self.crs or self.analysis is None:
             self.own_lines = convert.LspLines(text)
@@ -121,13 +124,16 @@ class DocState:
         a = self.analysis
         if a is not None:
             try:
+                lines_before = len(a.doc.lines.starts)
                 a.apply_edit(start, end, new)
+                self.kept_hints.note_edit(lines_before, len(a.doc.lines.starts), a.doc.last_report)
                 _crash_if_marked(a.doc.text)
                 self.text = a.doc.text
             except Exception:
                 log.exception("the analysis failed on an edit of %s: analysing the text again", self.uri)
                 a = None
         if a is None:
+            self.kept_hints.drop()
             self.text = old[:start] + new + old[end:]
             self._analyse(cap)
         if not self.crs and self.analysis is not None:

@@ -154,16 +154,23 @@ class FoldPlan:
             out.append(Finding(code, message, s, e, severity, node=node))
         return out
 
-    def hints(self) -> list[tuple[Node, str, str, str]]:
-        """`findings` as (node, code, message, severity), without their positions (the editor reads these at
-        every edit, and the positions from the nodes)."""
+    def fold_hints(self) -> list[tuple[Node, str, str]]:
+        """The hints of `findings` as (node, code, message), without their positions: the same list object for as
+        long as the folds are the same (the editor reads these at every edit, and keeps what it made of them)."""
         if self._hints is None:  # which folds get a hint changes only when the folds do
             self._hints = [(f.node, f.code, f.message(self._cone_size(f.node)))
                            for f in self.folds.values() if self.is_frontier(f.node)]  # fmt: skip
-        out = [(node, code, message, "hint") for node, code, message in self._hints]
-        for node, message in self.errors.items():
-            out.append((node, EVAL_ERROR, f"{node.op_type}: fails on its constant inputs: {message}", "error"))
-        return out
+        return self._hints
+
+    def hints(self) -> list[tuple[Node, str, str, str]]:
+        """`findings` as (node, code, message, severity), without their positions (the editor reads these at
+        every edit, and the positions from the nodes)."""
+        return [(node, code, message, "hint") for node, code, message in self.fold_hints()] + self.error_hints()
+
+    def error_hints(self) -> list[tuple[Node, str, str, str]]:
+        """The GL403 errors of `findings` as (node, code, message, severity)."""
+        return [(node, EVAL_ERROR, f"{node.op_type}: fails on its constant inputs: {message}", "error")
+                for node, message in self.errors.items()]  # fmt: skip
 
     def is_frontier(self, node: Node) -> bool:
         """Whether a value the node computes is read outside the folds, or is a graph output."""

@@ -127,3 +127,23 @@ def test_diagnostics_after_each_edit_are_a_fresh_analysis(encoding: str, configu
         assert compute_diagnostics(server, state) == expected, what  # type: ignore[arg-type]
         seen.add(len(expected))
     assert len(seen) > 1  # the edits did change what is reported
+
+
+def test_edits_between_two_computations_that_keep_the_line_count() -> None:
+    """A pull client asks for diagnostics after several edits: a line added above the fold hints and one joined
+    below them leave as many lines as before, but every hint between them is a line further down."""
+    settings = Settings()
+    server = _Server("utf-16", settings)
+    text = generate_gpt(2)
+    state = DocState(URI, 1, text)
+    state.open(text, settings.fold_size_cap)
+    before = compute_diagnostics(server, state)  # type: ignore[arg-type]
+    assert before == fresh(text, "utf-16", settings)
+    last = text.rindex('\n   ["/head/')  # the last statement's line joined to the one before it
+    for start, end, new in [(last, last + 1, " "), *[after("=> (float[batch,seq,50] logits) {\n", "\n")(text)]]:
+        state.edit(start, end, new, settings.fold_size_cap)
+        text = text[:start] + new + text[end:]
+    assert text.count("\n") == generate_gpt(2).count("\n")
+    after_edits = compute_diagnostics(server, state)  # type: ignore[arg-type]
+    assert after_edits == fresh(text, "utf-16", settings)
+    assert after_edits != before  # the hints moved a line down
