@@ -284,8 +284,14 @@ class _Finder:
 
     def _decide(self, node: Node) -> None:
         """The node's fold and its outputs' constness, from its inputs' (none of it decided yet)."""
-        if any(v is not None and self._tainted(v) for v in (*node.inputs, *node.implicit.values())):
-            self.tainted.update(v for v in node.outputs if v is not None)
+        tainted = self.tainted
+        hit = False
+        for v in node.inputs:  # (a loop, not any() over _tainted: this runs for every node)
+            if v is not None and (v in tainted or (v.kind == "input" and self._tainted(v))):
+                hit = True
+                break
+        if hit or (node.implicit and any(self._tainted(v) for v in node.implicit.values())):
+            tainted.update(v for v in node.outputs if v is not None)
         elif node.op_type == "Constant" and node.domain == "":
             self._constant(node)
         else:
@@ -328,10 +334,19 @@ class _Finder:
         outs = [v for v in node.outputs if v is not None]
         if not outs or node.subgraphs:
             return
-        inputs = [v for v in (*node.inputs, *node.implicit.values()) if v is not None]
-        from_inputs = all(self._is_const(v) for v in inputs)
-        if not from_inputs and not all(self._known_by_inference(v) for v in outs):
-            return  # (most nodes: before the costlier questions below)
+        inputs = [v for v in node.inputs if v is not None]
+        if node.implicit:
+            inputs += node.implicit.values()
+        const = self.const
+        from_inputs = True
+        for v in inputs:
+            if v not in const and not self._is_const(v):
+                from_inputs = False
+                break
+        if not from_inputs:
+            for v in outs:
+                if not self._known_by_inference(v):
+                    return  # (most nodes: before the costlier questions below)
         if is_random(node.op_type) or not self.runner.evaluable(node):
             return
         in_bytes = sum(self.const.get(v, 0) for v in inputs) if from_inputs else 0
