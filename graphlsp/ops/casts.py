@@ -83,8 +83,8 @@ _CONST_ATTRS = ("value", "sparse_value", "value_int", "value_ints", "value_float
 
 @shape_fn("Constant")
 def constant(ctx: InferenceContext) -> None:
-    written = set(ctx.node.attributes)
-    given = [n for n in _CONST_ATTRS if n in written or ctx.has_attr(n)]
+    written, attrs = ctx.node.attributes, ctx.attrs
+    given = [n for n in _CONST_ATTRS if n in written or attrs.get(n) is not None]
     if len(given) != 1:
         which = ", ".join(given) if given else "none"
         raise ctx.fail("GL317", f"needs exactly one of value, sparse_value, value_int(s), value_float(s), "

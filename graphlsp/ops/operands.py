@@ -172,7 +172,7 @@ def attr_tensor(ctx: InferenceContext, name: str) -> tuple[np.ndarray | None, in
     value = ctx.attrs.get(name)
     arr = value if isinstance(value, np.ndarray) else None
     elem: int | None = None
-    shape: Shape = tuple(int(x) for x in arr.shape) if arr is not None else None
+    shape: Shape = arr.shape if arr is not None else None  # numpy's shape: a tuple of ints
     a = ctx.node.attributes.get(name)
     if a is not None and isinstance(a.value, Tensor):
         elem = a.value.dtype or None
@@ -200,7 +200,7 @@ def set_value(ctx: InferenceContext, i: int, sv: Sequence[Dim] | None = None, co
     if const is not None and const.size <= CONST_CAP:
         x.const = const
         if x.sv is None and const.dtype.kind in "iu" and const.size <= SV_CAP:
-            x.sv = tuple(int(v) for v in const.reshape(-1))
+            x.sv = tuple(const.reshape(-1).tolist())  # Python ints
 
 
 def move_values(ctx: InferenceContext, sv: Sequence[Dim], shape: Sequence[Dim], move: Callable[[Any], Any]) -> None:
