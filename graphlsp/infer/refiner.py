@@ -548,12 +548,16 @@ class ShapeRefiner:
         static type, so a node with a tensor input of symbolic shape (an activation) is passed over at once; only
         graph inputs (an evaluator may be fed them) and sequences (an empty one has no element shape) are asked."""
         outputs_of = getattr(self.evaluator, "outputs_of", None)
-        if outputs_of is None or any(p.severity == "error" for p in ctx.problems):
+        if outputs_of is None or (ctx.problems and any(p.severity == "error" for p in ctx.problems)):
             return
-        deps = [*node.inputs, *node.implicit.values()]
+        deps = [*node.inputs, *node.implicit.values()] if node.implicit else node.inputs
         open_deps = []
+        values = self.values
         for v in deps:  # known values whose type is not static: a fed graph input, an empty sequence
-            if v is not None and not fully_static(ty := self.type_of(v)):
+            if v is None:
+                continue
+            ty = x.type if (x := values.get(v)) is not None else None
+            if not fully_static(ty):
                 if not (v.kind == "input" or isinstance(ty, (SequenceType, OptionalType))):
                     return  # an activation (most nodes): nothing to compute
                 open_deps.append(v)
