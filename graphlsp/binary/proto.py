@@ -41,11 +41,11 @@ class Message:
     _oneof_of: dict[str, str] = {}
     _tags: dict[int, tuple[str, int, bool, Any]] = {}  # tag (number << 3 | wire type) -> what to read
 
+    _built = False  # made by the reader (`Message(**fields)`), not decoded: no bytes of its own
+
     def __init__(self, **fields: Any) -> None:
-        self._buf: bytes | memoryview = b""
-        self._start = self._end = 0
-        self._has: set[str] = set(fields)
-        self._built = bool(fields)  # made here, not decoded: no bytes of its own
+        self._src: tuple[bytes | memoryview, int, int] = (b"", 0, 0)
+        self._built = bool(fields)
         for k, v in fields.items():
             setattr(self, k, v)
 
@@ -54,24 +54,35 @@ class Message:
         if spec is None or name.startswith("_"):
             raise AttributeError(name)
         value: Any = [] if spec[2] else spec[3]()
-        self.__dict__[name] = value
+        d = self.__dict__
+        d[name] = value
+        made = d.get("_made")
+        if made is None:
+            made = d["_made"] = set()
+        made.add(name)  # made here: not present in the bytes (HasField stays False)
         return value
+
+    def _present(self, name: str) -> bool:
+        """Whether the field was decoded (or given): it is then an instance attribute not made on access."""
+        d = self.__dict__
+        return name in d and name not in d.get("_made", ())
 
     def HasField(self, name: str) -> bool:  # noqa: N802 (protobuf's spelling)
         if name in self._oneofs:
-            return any(n in self._has for n in self._oneofs[name])
-        return name in self._has
+            return any(self._present(n) for n in self._oneofs[name])
+        return self._present(name)
 
     def WhichOneof(self, group: str) -> str | None:  # noqa: N802 (protobuf's spelling)
         for name in self._oneofs[group]:
-            if name in self._has:
+            if self._present(name):
                 return name
         return None
 
     def SerializeToString(self) -> bytes:  # noqa: N802 (protobuf's spelling)
         if self._built:
             raise ValueError("a message made by the reader has no bytes")
-        return bytes(self._buf[self._start : self._end])
+        buf, start, end = self._src
+        return bytes(buf[start:end])
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickle, copy: decoded again from its bytes
         return _from_bytes, (type(self).__name__, self.SerializeToString())
@@ -144,10 +155,8 @@ def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth:
     if depth > MAX_DEPTH:
         raise Unusual("nested too deep")
     m = object.__new__(cls)
-    m._buf, m._start, m._end, m._built = buf, start, end, False
-    has: set[str] = set()
-    m._has = has
-    d = m.__dict__
+    m._src = (buf, start, end)
+    d = m.__dict__  # the fields decoded: present (`HasField`) is in d, as nothing is made on access yet
     tags = cls._tags
     oneof_of = cls._oneof_of
     pos = start
@@ -211,13 +220,12 @@ def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth:
             else:
                 lst.append(value)
             continue
-        if name in has:
+        if name in d:
             if op == _MSG:
                 raise Unusual("a message field written twice (protobuf merges them)")
-        elif name in oneof_of and any(other in has for other in cls._oneofs[oneof_of[name]]):
+        elif name in oneof_of and any(other in d for other in cls._oneofs[oneof_of[name]]):
             raise Unusual("two members of a oneof")
         d[name] = value
-        has.add(name)
     if pos != end:
         raise Unusual("field runs past the end of its message")
     return m
