@@ -23,9 +23,10 @@ class _Formatter(argparse.HelpFormatter):
     """argparse's formatter, whose width is the terminal's as shutil.get_terminal_size gives it, found here: argparse
     makes a formatter for every argument it is given, and importing shutil (with bz2 and lzma) is 2.5 ms of start-up."""
 
-    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None
-                 ) -> None:  # fmt: skip
-        super().__init__(prog, indent_increment, max_help_position, width if width is not None else _columns() - 2)
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24, width: int | None = None,
+                 **more: Any) -> None:  # fmt: skip
+        width = width if width is not None else _columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width, **more)
 
 
 def _columns() -> int:
