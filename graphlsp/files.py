@@ -14,6 +14,11 @@ import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
+try:  # hashlib's own blake2b, without importing hashlib, whose OpenSSL set-up costs 2.5 ms of a check's start
+    from _blake2 import blake2b
+except ImportError:  # an interpreter without the module
+    from hashlib import blake2b
+
 MAX_BYTES = 2 << 30  # 2 GiB: protobuf's limit for a model; a text file this large is no model either
 
 
@@ -79,12 +84,6 @@ def cache_dir() -> Path | None:
     except (OSError, RuntimeError):
         return None
     return folder
-
-
-try:  # hashlib's own blake2b, without importing hashlib, whose OpenSSL set-up costs 2.5 ms of a check's start
-    from _blake2 import blake2b
-except ImportError:  # an interpreter without the module
-    from hashlib import blake2b
 
 
 def digest(data: bytes) -> Any:
