@@ -153,8 +153,6 @@ def lint_binary(path: str, settings: Settings, data: bytes | None = None, folder
 
 def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) -> list[Diagnostic]:
     """Settings (selected rules, severities) and suppressions applied to a file's diagnostics."""
-    from graphlsp.lint import suppress
-
     enabled: dict[str, bool] = {}  # per code: a file has many diagnostics of few codes
     kept = []
     for d in diags:
@@ -164,7 +162,10 @@ def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) 
         if on:
             d.severity = settings.severity_of(d.code, d.severity)
             kept.append(d)
-    kept = suppress.apply(kept, text, path)
+    if "#" in text:  # every suppression is a comment (a binary model's text is ""): else none to import and apply
+        from graphlsp.lint import suppress
+
+        kept = suppress.apply(kept, text, path)
     return [d for d in kept if enabled.get(d.code) or settings.enabled(d.code, path)]
 
 
