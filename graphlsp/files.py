@@ -8,7 +8,9 @@ may have changed in between), and a file larger than `MAX_BYTES` is refused befo
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import marshal
 import os
 import stat
 from pathlib import Path
@@ -89,3 +91,25 @@ def cache_dir() -> Path | None:
 def digest(data: bytes) -> Any:
     """A hash object over `data` (update it with more), for cache keys."""
     return blake2b(data, digest_size=32)
+
+
+def read_kept(path: Path) -> dict[Any, Any] | None:
+    """A table `keep` wrote (None when there is none, or it cannot be read: another Python's marshal, a truncated
+    file)."""
+    with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
+        data = marshal.loads(read_regular(path))
+        if isinstance(data, dict):
+            return data
+    return None
+
+
+def keep(path: Path, table: dict[Any, Any]) -> None:
+    """`table` written to `path` as marshal data, whole or not at all (a temporary file renamed); nothing when it
+    cannot be (a value marshal cannot write, a full disk): it is only a cache."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(marshal.dumps(table))
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            tmp.unlink()

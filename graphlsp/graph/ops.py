@@ -10,7 +10,6 @@ are read from onnx once per onnx build and kept in the user's cache folder as ma
 
 from __future__ import annotations
 
-import contextlib
 import marshal
 import os
 from collections.abc import Callable, Iterable
@@ -18,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from graphlsp.files import cache_dir
+from graphlsp.files import cache_dir, keep, read_kept
 
 
 def normalize_domain(domain: str) -> str:
@@ -173,17 +172,12 @@ def onnx_build_table(stem: str, build: Callable[[], dict[Any, Any]]) -> dict[Any
     """A table read from onnx (`build()`, marshal-able), kept in the user's cache per onnx build
     (`onnx_build_file`): read from there when it was built before."""
     cached = onnx_build_file(stem)
-    if cached is not None:
-        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-            data = marshal.loads(cached.read_bytes())
-            if isinstance(data, dict):
-                return data
+    found = read_kept(cached) if cached is not None else None
+    if found is not None:
+        return found
     out = build()
     if cached is not None:
-        tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
-        with contextlib.suppress(OSError, ValueError):
-            tmp.write_bytes(marshal.dumps(out))
-            os.replace(tmp, cached)
+        keep(cached, out)
     return out
 
 

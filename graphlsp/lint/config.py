@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-import marshal
 import os
 from pathlib import Path
 from typing import Any
@@ -333,7 +332,7 @@ def _read(path: Path) -> dict[str, Any]:
     """The TOML of a config file. A file read before is not parsed again: its parse is kept in the cache folder,
     named by a digest of its bytes (tomllib's import and a pyproject.toml's parse take 5-7 ms, a twentieth of a
     small model's whole check; reading the kept parse, 0.1 ms)."""
-    from graphlsp.files import cache_dir, digest, read_regular
+    from graphlsp.files import cache_dir, digest, keep, read_kept, read_regular
 
     try:
         data = read_regular(path, CONFIG_BYTES)  # a regular file (never a FIFO that blocks), of a config's size
@@ -341,19 +340,12 @@ def _read(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: {e}") from None
     folder = cache_dir()
     kept = folder / f"toml-{digest(data).hexdigest()[:32]}.marshal" if folder is not None else None
-    if kept is not None:
-        with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
-            parsed = marshal.loads(read_regular(kept, CONFIG_BYTES))
-            if isinstance(parsed, dict):
-                return parsed
+    found = read_kept(kept) if kept is not None else None
+    if found is not None:
+        return found
     parsed = _parse(path, data)
     if kept is not None:
-        tmp = kept.with_name(f"{kept.name}.{os.getpid()}.tmp")
-        with contextlib.suppress(OSError, ValueError):  # ValueError: a value marshal cannot write (a TOML date)
-            tmp.write_bytes(marshal.dumps(parsed))
-            os.replace(tmp, kept)
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        keep(kept, parsed)  # not kept when marshal cannot write a value (a TOML date)
     return parsed
 
 
