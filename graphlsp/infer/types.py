@@ -7,6 +7,8 @@ equality for interned expressions), so the refiner can tell "same as before" che
 
 from __future__ import annotations
 
+from typing import Any
+
 from graphlsp.frozen import Frozen
 from graphlsp.graph.core import TypeSpec
 from graphlsp.graph.enums import TensorProto
@@ -52,29 +54,35 @@ class TensorType(Frozen):
         return hash((self.elem, self.shape, self.sparse))
 
 
-class SequenceType(Frozen):
-    """A sequence of values of one type."""
+class _OfOne(Frozen):
+    """A type holding values of one type (`elem`): a sequence's or an optional's; each is equal only to its kind."""
 
     __slots__ = ("elem",)
 
     elem: ValueType
 
-    def __init__(
-        self,
-        elem: ValueType,
-    ) -> None:
+    def __init__(self, elem: ValueType) -> None:
         object.__setattr__(self, "elem", elem)
 
     def __repr__(self) -> str:
-        return f"SequenceType(elem={self.elem!r})"
+        return f"{type(self).__name__}(elem={self.elem!r})"
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not SequenceType:
+        if type(other) is not type(self):
             return NotImplemented
-        return (self.elem,) == (other.elem,)
+        return (self.elem,) == (other.elem,)  # type: ignore[attr-defined]
 
     def __hash__(self) -> int:
         return hash((self.elem,))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.elem,)
+
+
+class SequenceType(_OfOne):
+    """A sequence of values of one type."""
+
+    __slots__ = ()
 
 
 class MapType(Frozen):
@@ -105,29 +113,10 @@ class MapType(Frozen):
         return hash((self.key, self.value))
 
 
-class OptionalType(Frozen):
+class OptionalType(_OfOne):
     """An optional value of one type."""
 
-    __slots__ = ("elem",)
-
-    elem: ValueType
-
-    def __init__(
-        self,
-        elem: ValueType,
-    ) -> None:
-        object.__setattr__(self, "elem", elem)
-
-    def __repr__(self) -> str:
-        return f"OptionalType(elem={self.elem!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not OptionalType:
-            return NotImplemented
-        return (self.elem,) == (other.elem,)
-
-    def __hash__(self) -> int:
-        return hash((self.elem,))
+    __slots__ = ()
 
 
 ValueType = TensorType | SequenceType | MapType | OptionalType | None
