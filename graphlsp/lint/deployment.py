@@ -99,6 +99,7 @@ class DeploymentCheck:
         self._memo: dict[tuple[Any, ...], _Verdict | None] = {}
         self._node_specific = False
         self._rescued: dict[tuple[Any, ...], _Verdict | None] = {}
+        self._valid: dict[tuple[Any, ...], bool] = {}
 
     # ---- the rules
     def findings(self) -> list[Finding]:
@@ -278,8 +279,13 @@ class DeploymentCheck:
             if not below:
                 return False
             opset = max(below)
-            if node.domain == "" and not _body_still_valid(sig, opset, requested):
-                return False
+            if node.domain == "":
+                key = (node.op_type, since, opset, requested)  # a model calls few ops through their bodies, often
+                valid = self._valid.get(key)
+                if valid is None:
+                    valid = self._valid[key] = _body_still_valid(sig, opset, requested)
+                if not valid:
+                    return False
             body = schema_body(node.op_type, opset, node.domain)
             if body is None:
                 return None
@@ -350,7 +356,10 @@ class DeploymentCheck:
         from graphlsp.infer.attrs import attribute_values
 
         call_types = [self.refiner.type_of(v) if v is not None else None for v in call.inputs]
-        key = (body, call, id(call.attributes), tuple(map(repr, call_types)))  # an edit replaces the attributes
+        # the body's types depend on the call's types and attributes only: calls without attributes share them
+        # (an edit replaces a node's attributes: those of a call with attributes are its own)
+        site = (call, id(call.attributes)) if call.attributes else ()
+        key = (body, site, tuple(map(repr, call_types)))
         typed = self._calls.get(key)
         if typed is None:
             scratch = self._scratch_refiner()
