@@ -22,6 +22,7 @@ from graphlsp.ops.signature import Param
 ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "corpus" / "models" / "optimum_bart__decoder_model_merged.onnx"
 
+# the classes made by @dataclass (a plain subclass of one, made without exec, is not)
 _DATACLASSES_AFTER_CHECK = """
 import dataclasses, json, sys
 import graphlsp.cli
@@ -31,7 +32,7 @@ except SystemExit:
     pass
 print(json.dumps(sorted({f"{c.__module__}.{c.__qualname__}" for m in list(sys.modules.values())
                          if getattr(m, "__name__", "").startswith("graphlsp") for c in vars(m).values()
-                         if isinstance(c, type) and c.__module__ == m.__name__ and dataclasses.is_dataclass(c)})))
+                         if isinstance(c, type) and c.__module__ == m.__name__ and "__dataclass_fields__" in vars(c)})))
 """
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphlsp.lint.rules import rule
@@ -42,14 +42,79 @@ class Diagnostic:
     excerpt: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        del d["start"], d["end"], d["excerpt"]
+        d = {k: getattr(self, k) for k in _JSON_FIELDS}  # (no excerpt, which may not be made yet)
         if not d["detail"]:
             del d["detail"]
         d["related"] = [{k: v for k, v in r.items() if k not in ("start", "end")} for r in d["related"]]
         if not d["related"]:
             del d["related"]
         return d
+
+
+FIELDS: tuple[str, ...] = Diagnostic.__slots__  # type: ignore[attr-defined]  # in the constructor's order
+_JSON_FIELDS = tuple(k for k in FIELDS if k not in ("start", "end", "excerpt"))
+_MESSAGE: Any = Diagnostic.__dict__["message"]  # the slots _Deferred's properties read and write
+_EXCERPT: Any = Diagnostic.__dict__["excerpt"]
+
+
+class _Deferred(Diagnostic):
+    """A binary model's diagnostic whose message and excerpt are made when first read: the command line shows
+    hints only when asked (a fold hint's message previews values), and only the text output shows excerpts."""
+
+    __slots__ = ("_finding", "_node")  # (the constructor's message and excerpt, through the setters, clear them)
+
+    _finding: Finding | None
+    _node: Node | None
+
+    @classmethod
+    def of(cls, path: str, severity: str, name: str, f: Finding, node: Node) -> _Deferred:
+        """The diagnostic of a finding on a node."""
+        d = cls(path, None, None, None, None, severity, f.code, name, "", detail=f.detail)
+        d._finding, d._node = f, node
+        return d
+
+    @property
+    def message(self) -> str:
+        f = self._finding
+        if f is not None:
+            _MESSAGE.__set__(self, f.message)
+            self._finding = None
+        text: str = _MESSAGE.__get__(self, Diagnostic)
+        return text
+
+    @message.setter
+    def message(self, value: str) -> None:
+        _MESSAGE.__set__(self, value)
+        self._finding = None
+
+    @property
+    def excerpt(self) -> str:
+        node = self._node
+        if node is not None:
+            from graphlsp.syntax.printer import node_line
+
+            _EXCERPT.__set__(self, node_line(node, EXCERPT))
+            self._node = None
+        text: str = _EXCERPT.__get__(self, Diagnostic)
+        return text
+
+    @excerpt.setter
+    def excerpt(self, value: str) -> None:
+        _EXCERPT.__set__(self, value)
+        self._node = None
+
+    def __eq__(self, other: object) -> bool:  # as a Diagnostic's, with a Diagnostic too: by the fields
+        if not isinstance(other, Diagnostic):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Diagnostic" + Diagnostic.__repr__(self).removeprefix(type(self).__qualname__)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled (for the process pool) and copied as a Diagnostic
+        return Diagnostic, tuple(getattr(self, k) for k in FIELDS)
 
 
 def _make(
@@ -110,20 +175,20 @@ def collect_deployment(analysis: Analysis, path: str, settings: Settings,
 
 
 def collect_binary(analysis: ModelAnalysis, path: str, settings: Settings | None = None) -> list[Diagnostic]:
-    """Diagnostics of a model without text, located by node (GL7xx too, given the settings)."""
-    from graphlsp.syntax.printer import node_line
-
-    out = []
+    """Diagnostics of a model without text, located by node (GL7xx too, given the settings). A diagnostic on a
+    node makes its message and excerpt when they are first read."""
+    out: list[Diagnostic] = []
     extra = deployment_findings(analysis, path, settings) if settings is not None else []
     for f in [*analysis.findings(), *extra]:
         r = rule(f.code)
-        d = Diagnostic(path, None, None, None, None, f.severity or r.severity, f.code, r.name, f.message,
-                       detail=f.detail)  # fmt: skip
         if f.node is not None:
+            d: Diagnostic = _Deferred.of(path, f.severity or r.severity, r.name, f, f.node)
             _locate(d, f.node)
-            d.excerpt = node_line(f.node, EXCERPT)
-        elif analysis.model.graph is not None:
-            d.graph = analysis.model.graph.path
+        else:
+            d = Diagnostic(path, None, None, None, None, f.severity or r.severity, f.code, r.name, f.message,
+                           detail=f.detail)  # fmt: skip
+            if analysis.model.graph is not None:
+                d.graph = analysis.model.graph.path
         out.append(d)
     return out
 

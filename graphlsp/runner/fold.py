@@ -147,9 +147,21 @@ class FoldPlan:
     def findings(self) -> list[Finding]:
         """A hint on each node whose constant is read by a node that stays (or is a graph output): where the
         fold writes a Constant. The nodes inside a constant subgraph show their values in hovers and inlay hints;
-        a hint on each of them would bury a file like an exporter's (1,536 instead of 480 on gpt_L96)."""
-        out = []
-        for node, code, message, severity in self.hints():
+        a hint on each of them would bury a file like an exporter's (1,536 instead of 480 on gpt_L96).
+
+        A hint's message (the values' previews) is made when first read: the command line shows hints only when
+        asked, and counts the others."""
+        out: list[Finding] = []
+        if self._hints is not None:
+            for node, code, message in self._hints:
+                s, e = node.op_span or (-1, -1)
+                out.append(Finding(code, message, s, e, "hint", node=node))
+        else:
+            for f in self.folds.values():
+                if self.is_frontier(f.node):
+                    s, e = f.node.op_span or (-1, -1)
+                    out.append(_Hint(self, f, s, e))
+        for node, code, message, severity in self.error_hints():
             s, e = node.op_span or (-1, -1)
             out.append(Finding(code, message, s, e, severity, node=node))
         return out
@@ -158,9 +170,13 @@ class FoldPlan:
         """The hints of `findings` as (node, code, message), without their positions: the same list object for as
         long as the folds are the same (the editor reads these at every edit, and keeps what it made of them)."""
         if self._hints is None:  # which folds get a hint changes only when the folds do
-            self._hints = [(f.node, f.code, f.message(self._cone_size(f.node)))
-                           for f in self.folds.values() if self.is_frontier(f.node)]  # fmt: skip
+            self._hints = [(f.node, f.code, self.hint_message(f)) for f in self.folds.values()
+                           if self.is_frontier(f.node)]  # fmt: skip
         return self._hints
+
+    def hint_message(self, fold: Fold) -> str:
+        """The message of a fold's hint."""
+        return fold.message(self._cone_size(fold.node))
 
     def hints(self) -> list[tuple[Node, str, str, str]]:
         """`findings` as (node, code, message, severity), without their positions (the editor reads these at
@@ -213,6 +229,49 @@ class FoldPlan:
                     seen.add(m)
                     work.append(m)
         return seen
+
+
+class _Hint(Finding):
+    """A fold hint as a Finding, its message made when first read (`FoldPlan.findings`)."""
+
+    __slots__ = ("_plan", "_fold")
+
+    def __init__(self, plan: FoldPlan, fold: Fold, start: int, end: int) -> None:
+        super().__init__(fold.code, "", start, end, "hint", node=fold.node)
+        self._plan: FoldPlan | None = plan
+        self._fold = fold
+
+    @property
+    def message(self) -> str:
+        plan = self._plan
+        if plan is not None:
+            _MESSAGE.__set__(self, plan.hint_message(self._fold))
+            self._plan = None
+        text: str = _MESSAGE.__get__(self, Finding)
+        return text
+
+    @message.setter
+    def message(self, value: str) -> None:
+        _MESSAGE.__set__(self, value)
+        self._plan = None
+
+    def __eq__(self, other: object) -> bool:  # as a Finding's: by the fields
+        if not isinstance(other, Finding):
+            return NotImplemented
+        return _fields(self) == _fields(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled and copied as the Finding it stands for
+        return Finding, _fields(self)
+
+
+_MESSAGE: Any = Finding.__dict__["message"]  # the slot a _Hint's message property reads and writes
+
+
+def _fields(f: Finding) -> tuple[Any, ...]:
+    """A Finding's constructor arguments."""
+    return f.code, f.message, f.start, f.end, f.severity, f.related, f.kind, f.node, f.detail, f.value
 
 
 class _Finder:
