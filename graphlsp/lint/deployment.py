@@ -89,8 +89,9 @@ class _Verdict:
 class DeploymentCheck:
     """The kernel check of one model's nodes against its targets, reading types from the analysis's refiner."""
 
-    def __init__(self, model: Model, refiner: ShapeRefiner, targets: list[str]) -> None:
+    def __init__(self, model: Model, refiner: ShapeRefiner, targets: list[str], across_edits: bool = False) -> None:
         self.model = model
+        self.across_edits = across_edits  # kept by the editor across edits (see deployment_findings)
         self.refiner = refiner
         self.targets = [t for t in targets if _available(t)]
         self.tables = [table_for(t) for t in self.targets]
@@ -100,6 +101,7 @@ class DeploymentCheck:
         self._node_specific = False
         self._rescued: dict[tuple[Any, ...], _Verdict | None] = {}
         self._valid: dict[tuple[Any, ...], bool] = {}
+        self._worst: dict[tuple[Any, ...], tuple[Node, _Verdict] | None] = {}
 
     # ---- the rules
     def findings(self) -> list[Finding]:
@@ -191,11 +193,14 @@ class DeploymentCheck:
                for v in node.inputs]  # fmt: skip
         outs = [_elem_type(x.type if (x := values.get(v)) is not None else None) if v is not None else None
                 for v in node.outputs]  # fmt: skip
-        if node.function is not None or node.subgraphs or node.op_type == "Shape":
+        if node.function is not None or node.subgraphs:
             return self._verdict(node, ins, outs, table, 0)
         # a model repeats few kinds of node: the same op, version and types get the same verdict, unless the
-        # verdict looked at more of the node (its neighbours, attributes, a body built for it)
-        key = (id(table), node.domain, node.op_type, node.version, tuple(ins), tuple(outs))
+        # verdict looked at more of the node (its neighbours, attributes, a body built for it); a Shape's also
+        # depends on whether its input's shape is static
+        static = node.op_type == "Shape" and bool(node.inputs) and node.inputs[0] is not None \
+            and self._static(node.inputs[0])  # fmt: skip
+        key = (id(table), node.domain, node.op_type, node.version, tuple(ins), tuple(outs), static)
         if key in self._memo:
             return self._memo[key]
         self._node_specific = False
@@ -357,9 +362,13 @@ class DeploymentCheck:
 
         call_types = [self.refiner.type_of(v) if v is not None else None for v in call.inputs]
         # the body's types depend on the call's types and attributes only: calls without attributes share them
-        # (an edit replaces a node's attributes: those of a call with attributes are its own)
+        # (an edit replaces a node's attributes: those of a call with attributes are its own), and so does the
+        # worst verdict of its nodes, on one table at one depth
         site = (call, id(call.attributes)) if call.attributes else ()
         key = (body, site, tuple(map(repr, call_types)))
+        worst_key = (*key, id(table), depth)
+        if worst_key in self._worst:  # (never across edits: an edit may change a body's nodes but not its types)
+            return self._worst[worst_key]
         typed = self._calls.get(key)
         if typed is None:
             scratch = self._scratch_refiner()
@@ -374,6 +383,8 @@ class DeploymentCheck:
             v = self._verdict(n, ins, outs, table, depth + 1)
             if v is not None and (worst is None or (v.severity == "error" and worst[1].severity != "error")):
                 worst = (n, v)
+        if not self.across_edits:
+            self._worst[worst_key] = worst
         return worst
 
     def _scratch_refiner(self) -> ShapeRefiner:
@@ -478,7 +489,7 @@ def deployment_findings(model: Model, refiner: ShapeRefiner, targets: list[str],
         return DeploymentCheck(model, refiner, targets).findings()
     state = refiner.kept.get(__name__)
     if state is None or state.model is not model or state.targets != targets or refiner.touched is None:
-        check = DeploymentCheck(model, refiner, targets)
+        check = DeploymentCheck(model, refiner, targets, across_edits=True)
         refiner.touched = set()
         nodes = list(model.graph.all_nodes())
         state = _State(model, list(targets), check, set(nodes), {})
