@@ -7,7 +7,6 @@ JSON and SARIF list every finding.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Iterable
@@ -216,6 +215,8 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
 
 
 def format_json(diagnostics: Iterable[Diagnostic]) -> str:
+    import json  # (2 ms of imports: only for the outputs that are JSON)
+
     return json.dumps([d.to_json() for d in diagnostics], indent=2) + "\n"
 
 
@@ -301,6 +302,8 @@ def format_sarif(diagnostics: Iterable[Diagnostic]) -> str:
             "results": results,
         }],
     }  # fmt: skip
+    import json
+
     return json.dumps(log, indent=2) + "\n"
 
 

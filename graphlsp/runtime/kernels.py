@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import json
 import marshal
 import os
 import zlib
@@ -83,6 +82,8 @@ def short_version(version: str) -> str:
 @functools.cache
 def releases() -> dict[str, dict[str, Any]]:
     """onnxruntime releases (major.minor, oldest first) -> {"ir_version": n, "opsets": {domain: n}, "from": ...}."""
+    import json  # (2 ms of imports: the installed table is kept as marshal, and most checks read no other)
+
     data: dict[str, dict[str, Any]] = json.loads((TABLES / "onnxruntime-releases.json").read_text())["releases"]
     return data
 
@@ -255,6 +256,8 @@ def installed_table() -> dict[str, Any] | None:
             kept = unpack_table(read_regular(cache))
             if kept is not None:
                 return kept
+    import json
+
     from graphlsp.runtime.installed import read_installed
 
     got = read_installed()
@@ -346,6 +349,8 @@ def unpack_table(data: bytes) -> dict[str, Any] | None:
 
 @functools.cache
 def shipped_common() -> dict[str, Any]:
+    import json
+
     data: dict[str, Any] = json.loads((TABLES / "onnxruntime.json").read_text())
     return data
 
@@ -377,6 +382,8 @@ def _shipped_table(provider: str) -> KernelTable | None:
     path = TABLES / f"onnxruntime-{provider}.json"
     if provider == "releases" or not path.is_file():
         return None
+    import json
+
     common = shipped_common()
     data = json.loads(path.read_text())
     merged = {**common, "version": data.get("version", common["version"]), "source": data.get("source", ""),

@@ -123,3 +123,28 @@ def test_a_check_reads_the_kept_table(cache: Path, monkeypatch: pytest.MonkeyPat
     kernels.table_for.cache_clear()
     kept = [(d.code, d.message) for d in lint_text(text, "m.onnxtxt", settings)[1]]
     assert reads == [1] and fresh == kept and any(code == "GL701" for code, _ in kept)
+
+
+_MODULES_AFTER_CHECK = """
+import sys, graphlsp.cli
+try:
+    graphlsp.cli.main(["check", "--no-cache", "--quiet", sys.argv[1]])
+except SystemExit:
+    pass
+print(" ".join(sorted(sys.modules)))
+"""
+
+
+def test_a_check_without_the_cache_imports_no_json() -> None:
+    """The kernel table is kept as marshal and the text output is no JSON: the json package (2 ms of imports) is
+    not loaded (the table is kept by the first run)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    model = ROOT / "corpus" / "models" / "torchvision_ssdlite.onnx"
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _MODULES_AFTER_CHECK, str(model)], cwd=ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()  # fmt: skip
+    assert "graphlsp.lint.deployment" in out and "json" not in out
