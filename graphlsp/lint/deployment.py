@@ -70,6 +70,24 @@ def _elem_type(t: ValueType) -> str:
     return ort_type(t)
 
 
+def _arg_types(values: dict[Any, Any], args: list[Any]) -> list[str | None]:
+    """The ort types of a node's inputs or outputs (None where absent), read from the refiner's `values`: type_of
+    and _elem_type inlined, for a dense tensor (this runs for every node of every check)."""
+    out: list[str | None] = []
+    for v in args:
+        if v is None:
+            out.append(None)
+            continue
+        x = values.get(v)
+        t = x.type if x is not None else None
+        if type(t) is TensorType and not t.sparse:
+            elem = t.elem
+            out.append(UNKNOWN if elem is None else NAME_BY_ELEM.get(elem, UNKNOWN))
+        else:
+            out.append(ort_type(t))
+    return out
+
+
 def _full(t: str) -> str:
     return t if "(" in t else f"tensor({t})"
 
@@ -188,11 +206,9 @@ class DeploymentCheck:
 
     # ---- one node
     def node_verdict(self, node: Node, table: KernelTable) -> _Verdict | None:
-        values = self.refiner.values  # type_of, inlined: this runs for every node of every check
-        ins = [_elem_type(x.type if (x := values.get(v)) is not None else None) if v is not None else None
-               for v in node.inputs]  # fmt: skip
-        outs = [_elem_type(x.type if (x := values.get(v)) is not None else None) if v is not None else None
-                for v in node.outputs]  # fmt: skip
+        values = self.refiner.values
+        ins = _arg_types(values, node.inputs)
+        outs = _arg_types(values, node.outputs)
         if node.function is not None or node.subgraphs:
             return self._verdict(node, ins, outs, table, 0)
         # a model repeats few kinds of node: the same op, version and types get the same verdict, unless the

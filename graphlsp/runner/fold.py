@@ -298,8 +298,12 @@ class _Finder:
         decide = self._decide  # the first pass: nothing decided before, nothing to compare with (see _visit)
         for node in graph.topological_order():
             decide(node)
-        for node in graph.nodes:
-            self._reshape_target(node)
+        values = self.refiner.values
+        for node in graph.nodes:  # a Reshape target is a shape value: the others (most nodes) are not looked at
+            for v in node.outputs:
+                if v is not None and (x := values.get(v)) is not None and x.sv is not None:
+                    self._reshape_target(node)
+                    break
 
     def update(self, nodes: list[Node]) -> int:
         graph = self.a.model.graph
