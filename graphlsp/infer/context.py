@@ -140,6 +140,9 @@ class InferenceError(Exception):
 
 
 class InferenceContext:
+    __slots__ = ("node", "sig", "version", "inputs", "attrs", "refiner", "outputs", "output_elems", "problems",
+                 "withheld")  # fmt: skip
+
     def __init__(
         self, node: Node, sig: OpSignature | None, version: int | None, inputs: list[Inferred | None],
         attrs: dict[str, Any], refiner: Refiner,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import threading
+from _thread import RLock  # threading's RLock is this one; importing threading costs a check 0.5 ms
 from bisect import bisect_right
 from pathlib import Path
 from types import ModuleType
@@ -100,7 +100,7 @@ class Catalog:
     the file while it is open: the models open beside it are checked against the declarations as typed."""
 
     def __init__(self) -> None:
-        self._lock = threading.RLock()
+        self._lock = RLock()
         self._builtin: list[m.Library] | None = None
         self._builtin_keys: list[str] = []
         self._project: dict[str, tuple[tuple[int, int], m.Library]] = {}  # path -> ((mtime_ns, size), library)
