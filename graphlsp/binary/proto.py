@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import struct
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 MAX_DEPTH = 40  # protobuf's own limit is 100: a deeper file is left to it
 BIG_VARINTS = 1 << 20  # bytes: a packed varint field this long is left to protobuf's C decoder
@@ -50,32 +50,26 @@ class Message:
         for k, v in fields.items():
             setattr(self, k, v)
 
-    def __getattr__(self, name: str) -> Any:
-        spec = type(self)._by_name.get(name)
-        if spec is None or name.startswith("_"):
-            raise AttributeError(name)
-        value: Any = [] if spec[2] else spec[3]()
-        d = self.__dict__
-        d[name] = value
-        made = d.get("_made")
-        if made is None:
-            made = d["_made"] = set()
-        made.add(name)  # made here: not present in the bytes (HasField stays False)
-        return value
+    if TYPE_CHECKING:  # the fields, by name (class attributes: the defaults, and `_Absent`)
 
-    def _present(self, name: str) -> bool:
-        """Whether the field was decoded (or given): it is then an instance attribute not made on access."""
-        d = self.__dict__
-        return name in d and name not in d.get("_made", ())
+        def __getattr__(self, name: str) -> Any: ...
+
+    # A field is present (HasField) when it was decoded (or given): it is then an instance attribute, not one made
+    # on access (`_made`).
 
     def HasField(self, name: str) -> bool:  # noqa: N802 (protobuf's spelling)
-        if name in self._oneofs:
-            return any(self._present(n) for n in self._oneofs[name])
-        return self._present(name)
+        d = self.__dict__
+        made = d.get("_made", ())
+        group = self._oneofs.get(name)
+        if group is None:
+            return name in d and name not in made
+        return any(n in d and n not in made for n in group)
 
     def WhichOneof(self, group: str) -> str | None:  # noqa: N802 (protobuf's spelling)
+        d = self.__dict__
+        made = d.get("_made", ())
         for name in self._oneofs[group]:
-            if self._present(name):
+            if name in d and name not in made:
                 return name
         return None
 
@@ -96,6 +90,30 @@ class Message:
         outer, inner = _NESTED.get(name, (name, ""))
         cls = getattr(onnx, outer)
         return (getattr(cls, inner) if inner else cls).FromString(self.SerializeToString())
+
+
+class _Absent:
+    """A repeated or message field as a class attribute: absent from the bytes, so made (an empty list or message)
+    on first access and kept in the instance, which HasField then does not count as present."""
+
+    __slots__ = ("name", "make")
+
+    def __init__(self, name: str, make: Any) -> None:
+        self.name = name
+        self.make = make
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = self.make()
+        d = obj.__dict__
+        d[self.name] = value
+        made = d.get("_made")
+        if made is None:
+            d["_made"] = {self.name}
+        else:
+            made.add(self.name)
+        return value
 
 
 def _varint(buf: Any, pos: int, end: int) -> tuple[int, int]:
@@ -403,6 +421,8 @@ for _cls in CLASSES.values():
     for _num, (_name, _kind, _rep, _sub) in list(_cls._fields.items()):
         if _kind == MSG:
             _cls._fields[_num] = _cls._by_name[_name] = (_name, _kind, _rep, CLASSES[_sub])
+        if _rep or _kind == MSG:
+            setattr(_cls, _name, _Absent(_name, list if _rep else CLASSES[_sub]))
 # onnx's names of the nested messages, for `to_onnx` (TypeProto.Tensor is onnx.TypeProto.Tensor, ...)
 _NESTED = {
     "Segment": ("TensorProto", "Segment"), "Dimension": ("TensorShapeProto", "Dimension"),
@@ -539,12 +559,9 @@ def _node(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any
             pos = stop
     except UnicodeDecodeError:
         raise Unusual("a string that is not UTF-8") from None
-    if inputs:
-        m.input = inputs
-    if outputs:
-        m.output = outputs
-    if attributes:
-        m.attribute = attributes
+    m.input = inputs  # set even when empty: the reader reads them all, and making one on access costs more
+    m.output = outputs
+    m.attribute = attributes
     if metadata:
         m.metadata_props = metadata
     if pos != end:
@@ -712,8 +729,7 @@ def _tensor(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> A
                 break
     except UnicodeDecodeError:
         raise Unusual("a string that is not UTF-8") from None
-    if dims:
-        m.dims = dims
+    m.dims = dims  # set even when empty (a scalar), as the reader reads them all
     if external:
         m.external_data = external
     if int64s:
