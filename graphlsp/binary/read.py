@@ -320,7 +320,7 @@ class _Reader:
             value = type_spec(a.tp)
         elif t == AttributeProto.TYPE_PROTOS:
             value = [type_spec(x) for x in a.type_protos]
-        elif t == _GRAPH or t == _GRAPHS:
+        elif t in (_GRAPH, _GRAPHS):
             value = a.name
             if node is not None:
                 self.holders.add(node)
