@@ -208,7 +208,7 @@ def _fields(cls: Any, m: Any, d: dict[str, Any], buf: bytes, view: memoryview, p
             if stop > end:
                 raise Unusual("field runs past the end of its message")
             if op == _MSG:
-                value: Any = sub(buf, view, pos, stop, depth + 1)
+                value: Any = _READERS[sub](buf, view, pos, stop, depth + 1)
             elif op == _STR:
                 try:
                     value = buf[pos:stop].decode("utf-8")
@@ -266,7 +266,7 @@ def _tags(fields: dict[int, tuple[str, int, bool, Any]]) -> dict[int, tuple[str,
     for number, (name, kind, repeated, sub) in fields.items():
         tag = number << 3
         if kind == MSG:
-            out[tag | 2] = (name, _MSG, repeated, _READERS[sub])
+            out[tag | 2] = (name, _MSG, repeated, sub)
         elif kind == STR:
             out[tag | 2] = (name, _STR, repeated, None)
         elif kind == BYTES:
@@ -965,7 +965,7 @@ def _dim(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
 _ENTRY, _TYPE = CLASSES["StringStringEntryProto"], CLASSES["TypeProto"]
 _TENSOR_TYPE, _SHAPE, _DIM = CLASSES["TensorTypeProto"], CLASSES["TensorShapeProto"], CLASSES["Dimension"]
 
-# each class's reader: its own (above), else `_generic` by its tag table
+# each class's reader: its own (above), else `_generic` by its tag table (the hot readers call each other directly)
 _READERS: dict[Any, Any] = {cls: partial(_generic, cls) for cls in CLASSES.values()}
 _READERS.update({
     GraphProto: _graph, NodeProto: _node, AttributeProto: _attribute, TensorProto: _tensor, _ENTRY: _entry,
