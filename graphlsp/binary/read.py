@@ -420,7 +420,9 @@ class _Reader:
             nodes.append(node)
             attrs = np_.attribute
             if attrs:
-                node.attributes = {a.name: attribute(node, a, j) for j, a in enumerate(attrs)}
+                named = node.attributes
+                for j, a in enumerate(attrs):
+                    named[a.name] = attribute(node, a, j)
             issue = resolve_op(node, imports, functions, True, importer)
             if issue is not None:
                 self.emit(issue[0], issue[1], node)
