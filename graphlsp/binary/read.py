@@ -191,10 +191,15 @@ def type_spec(proto: Any) -> TypeSpec | None:
         tt = proto.tensor_type if which == "tensor_type" else proto.sparse_tensor_type
         dims = None
         if tt.HasField("shape"):
-            dims = tuple(
-                (d.dim_value if d.HasField("dim_value") else d.dim_param if d.HasField("dim_param") else None)
-                for d in tt.shape.dim
-            )
+            read: list[int | str | None] = []
+            for d in tt.shape.dim:  # a value or param that is not the default is there: HasField only for those
+                value = d.dim_value
+                if value or d.HasField("dim_value"):
+                    read.append(value)
+                else:
+                    param = d.dim_param
+                    read.append(param if param or d.HasField("dim_param") else None)
+            dims = tuple(read)
         return TypeSpec("tensor" if which == "tensor_type" else "sparse_tensor", tt.elem_type, dims)
     if which == "sequence_type":
         st = proto.sequence_type
@@ -415,8 +420,9 @@ class _Reader:
         attribute, normalize = self.attribute, ops.normalize_domain
         for index, np_ in enumerate(nps):
             name = np_.name  # a name that is not empty is there; HasField tells an empty one from none
-            node = Node(g, index, NO_NODE_ORIGIN, normalize(np_.domain), np_.op_type, np_.overload,
-                        name if name or np_.HasField("name") else None)  # fmt: skip
+            domain = np_.domain
+            node = Node(g, index, NO_NODE_ORIGIN, normalize(domain) if domain else domain, np_.op_type,
+                        np_.overload, name if name or np_.HasField("name") else None)  # fmt: skip
             nodes.append(node)
             attrs = np_.attribute
             if attrs:
