@@ -11,6 +11,12 @@ and anything unusual (an unknown field, a wire type that is not the field's, an 
 define, a string that is not UTF-8, a singular message field or oneof written twice, which protobuf merges,
 nesting deeper than `MAX_DEPTH`, a truncated or malformed message) raises `Unusual`: the caller then parses with
 protobuf, which reads the file as it always did, errors included.
+
+Every message is read by one generic loop over its tag table (`_fields`), except the few that make nearly all of a
+model (graph, node, attribute, tensor, value info and its type, string entries), which have loops of their own for
+the fields they usually hold and hand the rest of the message to the generic loop (tests/binary/test_proto_hot.py
+checks them against it). Those readers set a node's input, output and attribute lists and a tensor's dims even when
+empty (the reader reads them all), so HasField of those repeated fields, which protobuf does not allow, says True.
 """
 
 from __future__ import annotations
