@@ -50,6 +50,7 @@ from graphlsp.graph.tensor import Tensor, TensorError
 
 NEGATIVE_DIM, EXTERNAL_DATA, UNUSED_INITIALIZER = F.NEGATIVE_DIM, F.EXTERNAL_DATA, F.UNUSED_INITIALIZER
 _EXTERNAL = TensorProto.EXTERNAL
+_Light = light.Message
 _INT, _FLOAT, _STRING, _TENSOR, _GRAPH = (AttributeProto.INT, AttributeProto.FLOAT, AttributeProto.STRING,
                                           AttributeProto.TENSOR, AttributeProto.GRAPH)  # fmt: skip
 _INTS, _FLOATS, _STRINGS, _TENSORS, _GRAPHS = (AttributeProto.INTS, AttributeProto.FLOATS, AttributeProto.STRINGS,
@@ -108,9 +109,7 @@ class ProtoTensor(Tensor):
 
     def __init__(self, msg: Any, where: ExternalData | None = None, problem: str = "",
                  inline: bool = False) -> None:  # fmt: skip
-        self.dtype = msg.data_type  # Tensor's fields, set here (a model has thousands of tensors)
-        self.shape = tuple(msg.dims)
-        self.name = msg.name
+        super().__init__(msg.data_type, tuple(msg.dims), msg.name)
         self.msg = msg
         self._proto: Any = None if isinstance(msg, _Light) else msg
         self.where = where
@@ -176,9 +175,6 @@ class ProtoTensor(Tensor):
         if self.inline and self.where is not None:
             return self._with_data(self.where)
         return self.proto
-
-
-_Light = light.Message
 
 
 def _read_range(where: ExternalData, nbytes: int) -> bytes:
