@@ -339,7 +339,7 @@ def _read(path: Path) -> dict[str, Any]:
     except OSError as e:
         raise ConfigError(f"{path}: {e}") from None
     folder = cache_dir()
-    kept = folder / f"toml-{digest(data).hexdigest()[:32]}.marshal" if folder is not None else None
+    kept = os.path.join(folder, f"toml-{digest(data).hexdigest()[:32]}.marshal") if folder is not None else None
     found = read_kept(kept) if kept is not None else None
     if found is not None:
         return found
