@@ -105,8 +105,11 @@ def _plain(path: str) -> bool:
             and not path.startswith("./") and not path.endswith(("/", "/.")))  # fmt: skip
 
 
-def _normal(path: str) -> str:
-    """The path as pathlib writes it (`./a//b/` -> `a/b`), as every report names the files it was given."""
+def normal_path(path: str) -> str:
+    """The path as pathlib writes it (`./a//b/` -> `a/b`), as every report names the files it was given; pathlib
+    is imported only for a path it would write otherwise."""
+    if _plain(path):
+        return path
     from pathlib import Path
 
     return str(Path(path))
@@ -126,7 +129,7 @@ def find_model_files(paths: list[str]) -> tuple[list[str], list[str]]:
                 and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )  # fmt: skip
         elif os.path.lexists(raw):  # a file, or what is not one (a FIFO, a loop): reading it says which
-            files.append(raw if _plain(raw) else _normal(raw))
+            files.append(normal_path(raw))
         else:
             missing.append(raw)
     return files, missing

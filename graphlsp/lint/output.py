@@ -11,7 +11,6 @@ import json
 import os
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from urllib.parse import quote
 
 from graphlsp import __version__
@@ -227,6 +226,8 @@ def _uri(path: str) -> str:
     try:
         rel = os.path.relpath(path)
     except ValueError:  # another drive (Windows): no relative path exists
+        from pathlib import Path
+
         return Path(path).resolve().as_uri()
     return quote(rel.replace(os.sep, "/").replace("\\", "/"))
 
@@ -291,6 +292,8 @@ def format_sarif(diagnostics: Iterable[Diagnostic]) -> str:
         if d.detail:
             result["properties"] = {"detail": d.detail}
         results.append(result)
+    from pathlib import Path
+
     log = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",

@@ -127,7 +127,7 @@ class Catalog:
                 self._changed()
             return self._builtin
 
-    def add_files(self, paths: list[Path]) -> list[m.Library]:
+    def add_files(self, paths: list[str] | list[Path]) -> list[m.Library]:
         """Read (or read again, when changed) a project's library files; returns them, problems included."""
         out = []
         with self._lock:
