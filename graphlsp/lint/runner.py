@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import gc
-import json
 import os
 import sys
 from typing import TYPE_CHECKING
@@ -327,6 +326,8 @@ def _cache_dir(settings: Settings) -> Path:
 
 
 def _load_cached(path: str, settings: Settings) -> FileResult | None:
+    import json
+
     from graphlsp.source import decode
 
     try:
@@ -340,6 +341,8 @@ def _load_cached(path: str, settings: Settings) -> FileResult | None:
 
 
 def _store(result: FileResult, settings: Settings) -> None:
+    import json
+
     try:
         data = read_regular(result.path)
         folder = _cache_dir(settings)
