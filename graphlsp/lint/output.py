@@ -15,7 +15,6 @@ from urllib.parse import quote
 from graphlsp import __version__
 from graphlsp.lint.diagnostics import EXCERPT, Diagnostic
 from graphlsp.lint.rules import RULES
-from graphlsp.syntax.positions import split_lines
 
 _COLOURS = {"error": "\033[31m", "warning": "\033[33m", "info": "\033[36m", "hint": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -148,6 +147,8 @@ def window(src: str, col: int, width: int, limit: int = EXCERPT) -> tuple[str, i
 
 def _lines(text: str) -> list[str]:
     """The lines as the line index counts them (`\\n`, `\\r\\n` and a lone `\\r` end a line)."""
+    from graphlsp.syntax.positions import split_lines  # a text's diagnostics only: a binary's need no lines
+
     return split_lines(text)
 
 
