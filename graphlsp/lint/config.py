@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +114,8 @@ class Settings:
         if self._matches(code, self.ignore):
             return False
         if path and self.per_file_ignores:
+            import fnmatch  # for a project with per-file-ignores
+
             rel = _relative(path, self.root)
             for pattern, codes in self.per_file_ignores.items():
                 if fnmatch.fnmatch(rel, pattern) and self._matches(code, codes):
