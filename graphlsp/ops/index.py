@@ -1,6 +1,6 @@
 """Which family module registers each op's shape functions, so that `registry.lookup` imports only that one.
 
-Written by `python -m graphlsp.ops.index` from the registry itself (tests/ops/test_registry_index.py holds it to
+Written by `python tools/ops_index.py` from the registry itself (tests/ops/test_registry_index.py holds it to
 what the family modules register)."""
 
 from __future__ import annotations
@@ -232,21 +232,3 @@ FAMILY_OF: dict[tuple[str, str], str] = {('', 'Abs'): 'elementwise',
  ('com.microsoft.nchwc', 'Conv'): 'contrib',
  ('com.microsoft.nchwc', 'ReorderInput'): 'contrib',
  ('com.microsoft.nchwc', 'ReorderOutput'): 'contrib'}  # fmt: skip
-
-
-def _write() -> None:
-    import pprint
-    from pathlib import Path
-
-    from graphlsp.ops.registry import family_index
-
-    path = Path(__file__)
-    text = path.read_text()
-    head, _, rest = text.partition("FAMILY_OF: dict[tuple[str, str], str] = ")
-    _, _, tail = rest.partition("\n\n\ndef _write")
-    body = pprint.pformat(family_index(), width=120, compact=True, sort_dicts=True)
-    path.write_text(f"{head}FAMILY_OF: dict[tuple[str, str], str] = {body}  # fmt: skip\n\n\ndef _write{tail}")
-
-
-if __name__ == "__main__":
-    _write()

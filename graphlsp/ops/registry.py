@@ -69,7 +69,7 @@ def import_families(families: Iterable[str]) -> None:
 
 def family_index() -> dict[tuple[str, str], str]:
     """(domain, op) -> the family module registering its shape functions, read from the registry once every family
-    is loaded (what `index.FAMILY_OF` holds: `python -m graphlsp.ops.index` writes it)."""
+    is loaded (what `index.FAMILY_OF` holds: `python tools/ops_index.py` writes it)."""
     load_all()
     out: dict[tuple[str, str], str] = {}
     for key, entries in sorted(_REGISTRY.items()):

@@ -243,7 +243,7 @@ def installed_table() -> dict[str, Any] | None:
         return None
     dist, version = found
     folder = cache_dir()
-    cache = folder / f"{dist}-{version}.json" if folder is not None else None
+    cache = os.path.join(folder, f"{dist}-{version}.json") if folder is not None else None
     if cache is not None:
         with contextlib.suppress(OSError, ValueError):
             data: dict[str, Any] = json.loads(read_regular_text(cache))
@@ -256,9 +256,10 @@ def installed_table() -> dict[str, Any] | None:
         return got if got is None else {**got, "format": FORMAT}
     got["format"] = FORMAT
     with contextlib.suppress(OSError):
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(got, separators=(",", ":")))
-        tmp.replace(cache)
+        tmp = f"{cache}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(json.dumps(got, separators=(",", ":")))
+        os.replace(tmp, cache)
     return got
 
 

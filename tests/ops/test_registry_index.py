@@ -32,7 +32,7 @@ print(json.dumps({"lazy": lazy, "full": seen(), "families": families}))
 
 
 def test_index_names_the_family_registering_each_op() -> None:
-    assert registry.family_index() == FAMILY_OF  # else: python -m graphlsp.ops.index
+    assert registry.family_index() == FAMILY_OF  # else: python tools/ops_index.py
 
 
 def test_lookup_through_the_index_finds_what_a_full_load_finds() -> None:
