@@ -13,8 +13,10 @@ import errno
 import marshal
 import os
 import stat
-from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 try:  # hashlib's own blake2b, without importing hashlib, whose OpenSSL set-up costs 2.5 ms of a check's start
     from _blake2 import blake2b
@@ -77,13 +79,19 @@ def is_regular(path: str | Path) -> bool:
         return False
 
 
-def cache_dir() -> Path | None:
-    """graphlsp's folder in the user's cache directory (None when there is none)."""
+def cache_dir() -> str | None:
+    """graphlsp's folder in the user's cache directory (None when there is none). A string, as every path of a
+    check is: pathlib and what it imports are 4 ms of a check's start."""
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        home = os.path.expanduser("~")
+        if home == "~":  # no home folder to be found (Path.home() would raise)
+            return None
+        base = os.path.join(home, ".cache")
+    folder = os.path.join(base, "graphlsp")
     try:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-        folder = base / "graphlsp"
-        folder.mkdir(parents=True, exist_ok=True)
-    except (OSError, RuntimeError):
+        os.makedirs(folder, exist_ok=True)
+    except (OSError, ValueError):
         return None
     return folder
 
@@ -93,7 +101,7 @@ def digest(data: bytes) -> Any:
     return blake2b(data, digest_size=32)
 
 
-def read_kept(path: Path) -> dict[Any, Any] | None:
+def read_kept(path: str) -> dict[Any, Any] | None:
     """A table `keep` wrote (None when there is none, or it cannot be read: another Python's marshal, a truncated
     file)."""
     with contextlib.suppress(OSError, ValueError, EOFError, TypeError):
@@ -103,13 +111,21 @@ def read_kept(path: Path) -> dict[Any, Any] | None:
     return None
 
 
-def keep(path: Path, table: dict[Any, Any]) -> None:
+def keep(path: str, table: dict[Any, Any]) -> None:
     """`table` written to `path` as marshal data, whole or not at all (a temporary file renamed); nothing when it
     cannot be (a value marshal cannot write, a full disk): it is only a cache."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    write_whole(path, table, marshal.dumps)
+
+
+def write_whole(path: str, value: Any, dump: Any) -> None:
+    """`dump(value)` (bytes) written to `path` whole or not at all, through a temporary file beside it; nothing
+    when it cannot be (`dump` raising ValueError or TypeError, a full disk): the callers write caches."""
+    tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        tmp.write_bytes(marshal.dumps(table))
+        data = dump(value)
+        with open(tmp, "wb") as f:
+            f.write(data)
         os.replace(tmp, path)
-    except (OSError, ValueError):
+    except (OSError, ValueError, TypeError):
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp)

@@ -9,8 +9,12 @@ the class with its fields again.
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
 from typing import Any
+
+
+class FrozenInstanceError(AttributeError):
+    """An assignment to (or deletion of) a field of a frozen value, as dataclasses' error of that name (not
+    imported from there: dataclasses and what it imports are a millisecond of a check's start)."""
 
 
 class Frozen:

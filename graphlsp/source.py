@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import errno
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 TEXT_SUFFIXES = (".onnxtxt", ".onnxtext")
 MODEL_SUFFIXES = (*TEXT_SUFFIXES, ".onnx")
@@ -79,12 +82,11 @@ def read_source(path: str | Path) -> Source:
     """Read a model file; raises OSError when it cannot be read at all."""
     from graphlsp.files import read_regular
 
-    p = Path(path)
     try:
-        data = read_regular(p)
+        data = read_regular(path)
     except ValueError as e:  # a NUL in the path: no file has that name
         raise OSError(errno.ENOENT, f"no such file ({e})") from None
-    if p.suffix == ".onnx":
+    if os.path.splitext(path)[1] == ".onnx":
         import onnx
         import onnx.printer
 
@@ -97,19 +99,37 @@ def read_source(path: str | Path) -> Source:
     return Source(str(path), text, error=error)
 
 
+def _plain(path: str) -> bool:
+    """Whether pathlib writes the path as it is given (most paths: then pathlib, 4 ms of imports, is not needed)."""
+    return (os.sep == "/" and path not in ("", ".") and "//" not in path and "/./" not in path
+            and not path.startswith("./") and not path.endswith(("/", "/.")))  # fmt: skip
+
+
+def normal_path(path: str) -> str:
+    """The path as pathlib writes it (`./a//b/` -> `a/b`), as every report names the files it was given; pathlib
+    is imported only for a path it would write otherwise."""
+    if _plain(path):
+        return path
+    from pathlib import Path
+
+    return str(Path(path))
+
+
 def find_model_files(paths: list[str]) -> tuple[list[str], list[str]]:
     """Expand folders into model files and op library files (sorted); returns (files, paths that do not exist)."""
     files: list[str] = []
     missing: list[str] = []
     for raw in paths:
-        p = Path(raw)
         if os.path.isdir(raw):  # os.path: False for a name too long or with a NUL (pathlib raises)
+            from pathlib import Path
+
+            p = Path(raw)
             files.extend(
                 str(f) for f in sorted(p.rglob("*")) if f.suffix in (*MODEL_SUFFIXES, LIBRARY_SUFFIX) and f.is_file()
                 and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )  # fmt: skip
         elif os.path.lexists(raw):  # a file, or what is not one (a FIFO, a loop): reading it says which
-            files.append(str(p))
+            files.append(normal_path(raw))
         else:
             missing.append(raw)
     return files, missing

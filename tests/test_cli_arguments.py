@@ -87,3 +87,34 @@ def test_a_path_no_file_can_have_is_a_usage_error(folder: Path, monkeypatch: pyt
     code = main(argv)
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("graphlsp: error: ") and "internal error" not in err, err
+
+
+_CHECK_LINES = [
+    [], ["a.onnx"], ["--no-cache", "--quiet", "a.onnx"], ["a.onnx", "b.onnxtxt", "-q"], ["--format", "json", "x"],
+    ["--format", "github", "."], ["x", "--format", "sarif", "--strict"], ["--fix", "--diff", "--unsafe-fixes", "m"],
+    ["--show-hints", "--no-color", "a", "b", "c"], ["--format", "xml", "a"], ["a", "--quiet", "b"], ["-"],
+    ["--no-c", "a"], ["--", "a"], ["-q", "-q", "a"], ["--select", "GL3", "a"], ["-j", "2", "a"], ["--format"],
+    ["--format=json", "a"], ["a", "--dim", "batch=2"], ["--target", "onnxruntime:cuda", "a"], ["-qa"], ["a", "-"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", _CHECK_LINES, ids=lambda line: " ".join(line) or "(none)")
+def test_the_check_line_read_without_argparse_is_argparse_s(line: list[str]) -> None:
+    from graphlsp import cli
+    from graphlsp.cli_parser import build_parser
+
+    fast = cli._plain_check(["check", *line])
+    try:
+        full = vars(build_parser(cli._FUNCS).parse_args(["check", *line]))
+    except SystemExit:
+        full = None  # argparse refuses it and says why: the fast path must leave it to argparse
+    if fast is None:
+        return  # argparse parses it (and explains a mistake), as before
+    assert full is not None and vars(fast) == full
+
+
+def test_the_common_check_lines_need_no_argparse() -> None:
+    from graphlsp import cli
+
+    for line in (["a.onnx"], ["--no-cache", "--quiet", "a.onnx"], ["--format", "github", "."], []):
+        assert cli._plain_check(["check", *line]) is not None

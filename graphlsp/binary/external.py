@@ -11,7 +11,6 @@ onnx, whose loaders read relative to the working directory.
 
 from __future__ import annotations
 
-import mmap
 import os
 import stat
 from collections.abc import Iterator
@@ -137,6 +136,8 @@ def read_range(where: ExternalData, nbytes: int) -> bytes:
             raise TensorError(f"external data file '{os.path.basename(path)}' is too short")
         if length == 0:
             return b""
+        import mmap  # when a value is asked for
+
         with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as m:
             return bytes(m[where.offset : where.offset + length])
     except OSError as e:

@@ -11,12 +11,19 @@ and anything unusual (an unknown field, a wire type that is not the field's, an 
 define, a string that is not UTF-8, a singular message field or oneof written twice, which protobuf merges,
 nesting deeper than `MAX_DEPTH`, a truncated or malformed message) raises `Unusual`: the caller then parses with
 protobuf, which reads the file as it always did, errors included.
+
+Every message is read by one generic loop over its tag table (`_fields`), except the few that make nearly all of a
+model (graph, node, attribute, tensor, value info and its type, string entries), which have loops of their own for
+the fields they usually hold and hand the rest of the message to the generic loop (tests/binary/test_proto_hot.py
+checks them against it). Those readers set a node's input, output and attribute lists and a tensor's dims even when
+empty (the reader reads them all), so HasField of those repeated fields, which protobuf does not allow, says True.
 """
 
 from __future__ import annotations
 
 import struct
-from typing import Any
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 MAX_DEPTH = 40  # protobuf's own limit is 100: a deeper file is left to it
 BIG_VARINTS = 1 << 20  # bytes: a packed varint field this long is left to protobuf's C decoder
@@ -49,32 +56,26 @@ class Message:
         for k, v in fields.items():
             setattr(self, k, v)
 
-    def __getattr__(self, name: str) -> Any:
-        spec = type(self)._by_name.get(name)
-        if spec is None or name.startswith("_"):
-            raise AttributeError(name)
-        value: Any = [] if spec[2] else spec[3]()
-        d = self.__dict__
-        d[name] = value
-        made = d.get("_made")
-        if made is None:
-            made = d["_made"] = set()
-        made.add(name)  # made here: not present in the bytes (HasField stays False)
-        return value
+    if TYPE_CHECKING:  # the fields, by name (class attributes: the defaults, and `_Absent`)
 
-    def _present(self, name: str) -> bool:
-        """Whether the field was decoded (or given): it is then an instance attribute not made on access."""
-        d = self.__dict__
-        return name in d and name not in d.get("_made", ())
+        def __getattr__(self, name: str) -> Any: ...
+
+    # A field is present (HasField) when it was decoded (or given): it is then an instance attribute, not one made
+    # on access (`_made`).
 
     def HasField(self, name: str) -> bool:  # noqa: N802 (protobuf's spelling)
-        if name in self._oneofs:
-            return any(self._present(n) for n in self._oneofs[name])
-        return self._present(name)
+        d = self.__dict__
+        made = d.get("_made", ())
+        group = self._oneofs.get(name)
+        if group is None:
+            return name in d and name not in made
+        return any(n in d and n not in made for n in group)
 
     def WhichOneof(self, group: str) -> str | None:  # noqa: N802 (protobuf's spelling)
+        d = self.__dict__
+        made = d.get("_made", ())
         for name in self._oneofs[group]:
-            if self._present(name):
+            if name in d and name not in made:
                 return name
         return None
 
@@ -95,6 +96,30 @@ class Message:
         outer, inner = _NESTED.get(name, (name, ""))
         cls = getattr(onnx, outer)
         return (getattr(cls, inner) if inner else cls).FromString(self.SerializeToString())
+
+
+class _Absent:
+    """A repeated or message field as a class attribute: absent from the bytes, so made (an empty list or message)
+    on first access and kept in the instance, which HasField then does not count as present."""
+
+    __slots__ = ("name", "make")
+
+    def __init__(self, name: str, make: Any) -> None:
+        self.name = name
+        self.make = make
+
+    def __get__(self, obj: Any, owner: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = self.make()
+        d = obj.__dict__
+        d[self.name] = value
+        made = d.get("_made")
+        if made is None:
+            d["_made"] = {self.name}
+        else:
+            made.add(self.name)
+        return value
 
 
 def _varint(buf: Any, pos: int, end: int) -> tuple[int, int]:
@@ -151,15 +176,24 @@ def _packed(kind: int, enum: Any, buf: Any, pos: int, stop: int) -> list[Any]:
 _MSG, _STR, _BYTES, _RAW, _PACKED, _VARINT, _F32_OP, _F64_OP = range(8)
 
 
-def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+_new = object.__new__
+
+
+def _generic(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    """A message of any class, read by its tag table (`_tags`)."""
     if depth > MAX_DEPTH:
         raise Unusual("nested too deep")
-    m = object.__new__(cls)
+    m = _new(cls)
     m._src = (buf, start, end)
-    d = m.__dict__  # the fields decoded: present (`HasField`) is in d, as nothing is made on access yet
+    return _fields(cls, m, m.__dict__, buf, view, start, end, depth)
+
+
+def _fields(cls: Any, m: Any, d: dict[str, Any], buf: bytes, view: memoryview, pos: int, end: int, depth: int
+            ) -> Any:  # fmt: skip
+    """The fields of `m` from `pos` to `end` into its dict `d`: the whole message for `_generic`, the rest of it
+    for a hot message's reader that met a field it does not read itself."""
     tags = cls._tags
     oneof_of = cls._oneof_of
-    pos = start
     while pos < end:
         key = buf[pos]
         if key < 0x80:
@@ -180,7 +214,7 @@ def _decode(cls: Any, buf: bytes, view: memoryview, start: int, end: int, depth:
             if stop > end:
                 raise Unusual("field runs past the end of its message")
             if op == _MSG:
-                value: Any = _decode(sub, buf, view, pos, stop, depth + 1)
+                value: Any = _READERS[sub](buf, view, pos, stop, depth + 1)
             elif op == _STR:
                 try:
                     value = buf[pos:stop].decode("utf-8")
@@ -259,7 +293,7 @@ def decode(cls: Any, data: bytes) -> Any:
     """The message of `data`; raises Unusual for anything to leave to protobuf. `raw_data` fields are views of
     `data` (never copied)."""
     try:
-        return _decode(cls, data, memoryview(data), 0, len(data), 0)
+        return _READERS[cls](data, memoryview(data), 0, len(data), 0)
     except (IndexError, struct.error, RecursionError):
         raise Unusual("malformed") from None
 
@@ -393,9 +427,8 @@ for _cls in CLASSES.values():
     for _num, (_name, _kind, _rep, _sub) in list(_cls._fields.items()):
         if _kind == MSG:
             _cls._fields[_num] = _cls._by_name[_name] = (_name, _kind, _rep, CLASSES[_sub])
-for _cls in CLASSES.values():
-    _cls._tags = _tags(_cls._fields)
-
+        if _rep or _kind == MSG:
+            setattr(_cls, _name, _Absent(_name, list if _rep else CLASSES[_sub]))
 # onnx's names of the nested messages, for `to_onnx` (TypeProto.Tensor is onnx.TypeProto.Tensor, ...)
 _NESTED = {
     "Segment": ("TensorProto", "Segment"), "Dimension": ("TensorShapeProto", "Dimension"),
@@ -412,3 +445,537 @@ AttributeProto = CLASSES["AttributeProto"]
 TensorProto = CLASSES["TensorProto"]
 ValueInfoProto = CLASSES["ValueInfoProto"]
 SparseTensorProto = CLASSES["SparseTensorProto"]
+
+# ---- the hot messages' readers. Nodes, attributes, tensors, graph and value infos with their types are nearly all of
+# a model's messages: each of these reads the fields such a message usually has, as `_fields` reads them, in a loop of
+# its own. At the first field it does not read itself (another field, a key or small value in more bytes than
+# usual, anything unusual) it hands the rest of the message to `_fields`, which reads it or raises Unusual, as it
+# would have alone. Keys are matched as bytes: 0x0A is field 1, wire type 2 (length-delimited).
+
+
+def _ints(buf: bytes, pos: int, stop: int, kind: int) -> Any:
+    """A packed int64 or int32 field's values (not empty)."""
+    if stop - pos > BIG_VARINTS:
+        raise Unusual("a long packed varint field")
+    chunk = buf[pos:stop]
+    if chunk.isascii():  # every value in one byte: the bytes themselves
+        return chunk
+    return _packed(kind, None, buf, pos, stop)
+
+
+def _graph(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(GraphProto)
+    m._src = (buf, start, end)
+    nodes: list[Any] = []
+    initializers: list[Any] = []
+    inputs: list[Any] = []
+    outputs: list[Any] = []
+    infos: list[Any] = []
+    pos = start
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key & 0x87 != 2:  # the fields read here are all length-delimited, with one-byte keys
+                break
+            n = buf[pos + 1]
+            if n < 0x80:
+                p = pos + 2
+            else:
+                n, p = _varint(buf, pos + 1, end)
+            stop = p + n
+            if stop > end:
+                break
+            if key == 0x0A:
+                nodes.append(_node(buf, view, p, stop, depth + 1))
+            elif key == 0x2A:
+                initializers.append(_tensor(buf, view, p, stop, depth + 1))
+            elif key == 0x6A:
+                infos.append(_value_info(buf, view, p, stop, depth + 1))
+            elif key == 0x5A:
+                inputs.append(_value_info(buf, view, p, stop, depth + 1))
+            elif key == 0x62:
+                outputs.append(_value_info(buf, view, p, stop, depth + 1))
+            elif key == 0x12:
+                m.name = buf[p:stop].decode()
+            elif key == 0x52:
+                m.doc_string = buf[p:stop].decode()
+            else:
+                break
+            pos = stop
+    except UnicodeDecodeError:
+        raise Unusual("a string that is not UTF-8") from None
+    if nodes:
+        m.node = nodes
+    if initializers:
+        m.initializer = initializers
+    if inputs:
+        m.input = inputs
+    if outputs:
+        m.output = outputs
+    if infos:
+        m.value_info = infos
+    if pos != end:
+        return _fields(GraphProto, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _node(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(NodeProto)
+    m._src = (buf, start, end)
+    inputs: list[str] = []
+    outputs: list[str] = []
+    attributes: list[Any] = []
+    metadata: list[Any] = []
+    pos = start
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key & 0x87 != 2:  # NodeProto's fields are all length-delimited, with one-byte keys
+                break
+            n = buf[pos + 1]
+            if n < 0x80:
+                p = pos + 2
+            else:
+                n, p = _varint(buf, pos + 1, end)
+            stop = p + n
+            if stop > end:
+                break
+            if key == 0x0A:
+                inputs.append(buf[p:stop].decode())
+            elif key == 0x12:
+                outputs.append(buf[p:stop].decode())
+            elif key == 0x2A:
+                attributes.append(_attribute(buf, view, p, stop, depth + 1))
+            elif key == 0x22:
+                m.op_type = buf[p:stop].decode()
+            elif key == 0x1A:
+                m.name = buf[p:stop].decode()
+            elif key == 0x3A:
+                m.domain = buf[p:stop].decode()
+            elif key == 0x4A:
+                metadata.append(_entry(buf, view, p, stop, depth + 1))
+            elif key == 0x32:
+                m.doc_string = buf[p:stop].decode()
+            else:
+                break
+            pos = stop
+    except UnicodeDecodeError:
+        raise Unusual("a string that is not UTF-8") from None
+    m.input = inputs  # set even when empty: the reader reads them all, and making one on access costs more
+    m.output = outputs
+    m.attribute = attributes
+    if metadata:
+        m.metadata_props = metadata
+    if pos != end:
+        return _fields(NodeProto, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _attribute(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(AttributeProto)
+    m._src = (buf, start, end)
+    ints: list[int] = []
+    floats: list[float] = []
+    strings: list[bytes] = []
+    t = g = None
+    pos = start
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key & 0x87 == 2:
+                n = buf[pos + 1]
+                if n < 0x80:
+                    p = pos + 2
+                else:
+                    n, p = _varint(buf, pos + 1, end)
+                stop = p + n
+                if stop > end or not n:  # past the end, or an empty field (maybe a packed one): `_fields`'
+                    break
+                if key == 0x0A:
+                    m.name = buf[p:stop].decode()
+                elif key == 0x2A:
+                    if t is not None:  # written twice
+                        break
+                    t = _tensor(buf, view, p, stop, depth + 1)
+                elif key == 0x22:
+                    m.s = buf[p:stop]
+                elif key == 0x42:
+                    ints.extend(_ints(buf, p, stop, I64))
+                elif key == 0x3A:
+                    if n & 3:
+                        break
+                    floats.extend(struct.unpack_from(f"<{n >> 2}f", buf, p))
+                elif key == 0x4A:
+                    strings.append(buf[p:stop])
+                elif key == 0x32:
+                    if g is not None:  # written twice
+                        break
+                    g = _graph(buf, view, p, stop, depth + 1)
+                else:
+                    break
+                pos = stop
+            elif key == 0xA0:  # type (field 20): the key is 0xA0 0x01
+                v = buf[pos + 2]
+                if buf[pos + 1] != 1 or v not in _ATTRIBUTE_TYPES:
+                    break
+                m.type = v
+                pos += 3
+            elif key == 0x18 or key == 0x40:  # i, or one of ints
+                v = buf[pos + 1]
+                if v < 0x80:
+                    pos += 2
+                else:
+                    v, pos = _varint(buf, pos + 1, end)
+                    if v >> 63:
+                        v -= 1 << 64
+                if key == 0x18:
+                    m.i = v
+                else:
+                    ints.append(v)
+            elif key == 0x15 or key == 0x3D:  # f, or one of floats
+                if pos + 5 > end:
+                    break
+                f = _F32.unpack_from(buf, pos + 1)[0]
+                if key == 0x15:
+                    m.f = f
+                else:
+                    floats.append(f)
+                pos += 5
+            else:
+                break
+    except UnicodeDecodeError:
+        raise Unusual("a string that is not UTF-8") from None
+    if t is not None:
+        m.t = t
+    if g is not None:
+        m.g = g
+    if ints:
+        m.ints = ints
+    if floats:
+        m.floats = floats
+    if strings:
+        m.strings = strings
+    if pos != end:
+        return _fields(AttributeProto, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _tensor(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(TensorProto)
+    m._src = (buf, start, end)
+    dims: list[int] = []
+    external: list[Any] = []
+    int64s: list[int] = []
+    int32s: list[int] = []
+    floats: list[float] = []
+    pos = start
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key == 0x08:  # one of dims
+                v = buf[pos + 1]
+                if v < 0x80:
+                    pos += 2
+                else:
+                    v, pos = _varint(buf, pos + 1, end)
+                    if v >> 63:
+                        v -= 1 << 64
+                dims.append(v)
+            elif key == 0x10:  # data_type
+                v = buf[pos + 1]
+                if v >= 0x80:
+                    break
+                m.data_type = v
+                pos += 2
+            elif key & 0x87 == 2:
+                n = buf[pos + 1]
+                if n < 0x80:
+                    p = pos + 2
+                else:
+                    n, p = _varint(buf, pos + 1, end)
+                stop = p + n
+                if stop > end:
+                    break
+                if key == 0x4A:
+                    m.raw_data = view[p:stop]
+                elif key == 0x42:
+                    m.name = buf[p:stop].decode()
+                elif key == 0x6A:
+                    external.append(_entry(buf, view, p, stop, depth + 1))
+                elif not n:  # an empty field (maybe a packed one): `_fields`'
+                    break
+                elif key == 0x0A:
+                    dims.extend(_ints(buf, p, stop, I64))
+                elif key == 0x3A:
+                    int64s.extend(_ints(buf, p, stop, I64))
+                elif key == 0x2A:
+                    int32s.extend(_ints(buf, p, stop, I32))
+                elif key == 0x22:
+                    if n & 3:
+                        break
+                    floats.extend(struct.unpack_from(f"<{n >> 2}f", buf, p))
+                else:
+                    break
+                pos = stop
+            elif key == 0x70:  # data_location
+                v = buf[pos + 1]
+                if v not in _DATA_LOCATIONS:
+                    break
+                m.data_location = v
+                pos += 2
+            else:
+                break
+    except UnicodeDecodeError:
+        raise Unusual("a string that is not UTF-8") from None
+    m.dims = dims  # set even when empty (a scalar), as the reader reads them all
+    if external:
+        m.external_data = external
+    if int64s:
+        m.int64_data = int64s
+    if int32s:
+        m.int32_data = int32s
+    if floats:
+        m.float_data = floats
+    if pos != end:
+        return _fields(TensorProto, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _entry(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    """A StringStringEntryProto (metadata, external data's location)."""
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(_ENTRY)
+    m._src = (buf, start, end)
+    pos = start
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key != 0x0A and key != 0x12:
+                break
+            n = buf[pos + 1]
+            if n < 0x80:
+                p = pos + 2
+            else:
+                n, p = _varint(buf, pos + 1, end)
+            stop = p + n
+            if stop > end:
+                break
+            if key == 0x0A:
+                m.key = buf[p:stop].decode()
+            else:
+                m.value = buf[p:stop].decode()
+            pos = stop
+    except UnicodeDecodeError:
+        raise Unusual("a string that is not UTF-8") from None
+    if pos != end:
+        return _fields(_ENTRY, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _value_info(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(ValueInfoProto)
+    m._src = (buf, start, end)
+    ty = None
+    metadata: list[Any] = []
+    pos = start
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key & 0x87 != 2:
+                break
+            n = buf[pos + 1]
+            if n < 0x80:
+                p = pos + 2
+            else:
+                n, p = _varint(buf, pos + 1, end)
+            stop = p + n
+            if stop > end:
+                break
+            if key == 0x0A:
+                m.name = buf[p:stop].decode()
+            elif key == 0x12 and ty is None:
+                ty = _type(buf, view, p, stop, depth + 1)
+            elif key == 0x22:
+                metadata.append(_entry(buf, view, p, stop, depth + 1))
+            elif key == 0x1A:
+                m.doc_string = buf[p:stop].decode()
+            else:
+                break
+            pos = stop
+    except UnicodeDecodeError:
+        raise Unusual("a string that is not UTF-8") from None
+    if ty is not None:
+        m.type = ty
+    if metadata:
+        m.metadata_props = metadata
+    if pos != end:
+        return _fields(ValueInfoProto, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _type(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    """A TypeProto: a tensor type read here, any other left to `_fields`."""
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(_TYPE)
+    m._src = (buf, start, end)
+    tensor = None
+    pos = start
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key != 0x0A and key != 0x32:
+                break
+            n = buf[pos + 1]
+            if n < 0x80:
+                p = pos + 2
+            else:
+                n, p = _varint(buf, pos + 1, end)
+            stop = p + n
+            if stop > end:
+                break
+            if key == 0x0A:
+                if tensor is not None:  # written twice
+                    break
+                tensor = _tensor_type(buf, view, p, stop, depth + 1)
+            else:
+                m.denotation = buf[p:stop].decode()
+            pos = stop
+    except UnicodeDecodeError:
+        raise Unusual("a string that is not UTF-8") from None
+    if tensor is not None:
+        m.tensor_type = tensor
+    if pos != end:
+        return _fields(_TYPE, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _tensor_type(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(_TENSOR_TYPE)
+    m._src = (buf, start, end)
+    shape = None
+    pos = start
+    while pos < end:
+        key = buf[pos]
+        if key == 0x08:  # elem_type
+            v = buf[pos + 1]
+            if v >= 0x80:
+                break
+            m.elem_type = v
+            pos += 2
+        elif key == 0x12 and shape is None:
+            n = buf[pos + 1]
+            if n < 0x80:
+                p = pos + 2
+            else:
+                n, p = _varint(buf, pos + 1, end)
+            stop = p + n
+            if stop > end:
+                break
+            shape = _shape(buf, view, p, stop, depth + 1)
+            pos = stop
+        else:
+            break
+    if shape is not None:
+        m.shape = shape
+    if pos != end:
+        return _fields(_TENSOR_TYPE, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _shape(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(_SHAPE)
+    m._src = (buf, start, end)
+    dims: list[Any] = []
+    pos = start
+    while pos < end:
+        if buf[pos] != 0x0A:
+            break
+        n = buf[pos + 1]
+        if n < 0x80:
+            p = pos + 2
+        else:
+            n, p = _varint(buf, pos + 1, end)
+        stop = p + n
+        if stop > end:
+            break
+        dims.append(_dim(buf, view, p, stop, depth + 1))
+        pos = stop
+    if dims:
+        m.dim = dims
+    if pos != end:
+        return _fields(_SHAPE, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+def _dim(buf: bytes, view: memoryview, start: int, end: int, depth: int) -> Any:
+    """A Dimension: dim_value and dim_param are a oneof, so one of them here; both are `_fields`' (it raises)."""
+    if depth > MAX_DEPTH:
+        raise Unusual("nested too deep")
+    m = _new(_DIM)
+    m._src = (buf, start, end)
+    value = param = False
+    pos = start
+    try:
+        while pos < end:
+            key = buf[pos]
+            if key == 0x08 and not param:  # dim_value
+                v = buf[pos + 1]
+                if v < 0x80:
+                    pos += 2
+                else:
+                    v, pos = _varint(buf, pos + 1, end)
+                    if v >> 63:
+                        v -= 1 << 64
+                m.dim_value = v
+                value = True
+            elif (key == 0x12 and not value) or key == 0x1A:  # dim_param, denotation
+                n = buf[pos + 1]
+                if n < 0x80:
+                    p = pos + 2
+                else:
+                    n, p = _varint(buf, pos + 1, end)
+                stop = p + n
+                if stop > end:
+                    break
+                if key == 0x12:
+                    m.dim_param = buf[p:stop].decode()
+                    param = True
+                else:
+                    m.denotation = buf[p:stop].decode()
+                pos = stop
+            else:
+                break
+    except UnicodeDecodeError:
+        raise Unusual("a string that is not UTF-8") from None
+    if pos != end:
+        return _fields(_DIM, m, m.__dict__, buf, view, pos, end, depth)
+    return m
+
+
+_ENTRY, _TYPE = CLASSES["StringStringEntryProto"], CLASSES["TypeProto"]
+_TENSOR_TYPE, _SHAPE, _DIM = CLASSES["TensorTypeProto"], CLASSES["TensorShapeProto"], CLASSES["Dimension"]
+
+# each class's reader: its own (above), else `_generic` by its tag table (the hot readers call each other directly)
+_READERS: dict[Any, Any] = {cls: partial(_generic, cls) for cls in CLASSES.values()}
+_READERS.update({
+    GraphProto: _graph, NodeProto: _node, AttributeProto: _attribute, TensorProto: _tensor, _ENTRY: _entry,
+    ValueInfoProto: _value_info, _TYPE: _type, _TENSOR_TYPE: _tensor_type, _SHAPE: _shape, _DIM: _dim,
+})  # fmt: skip
+for _cls in CLASSES.values():
+    _cls._tags = _tags(_cls._fields)

@@ -16,11 +16,9 @@ located by its node (`Finding.node`) and a short description of the part (`detai
 
 from __future__ import annotations
 
-import mmap
 import os
 import sys
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -48,7 +46,16 @@ from graphlsp.graph.order import order_problem
 from graphlsp.graph.resolve import resolve_op
 from graphlsp.graph.tensor import Tensor, TensorError
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
 NEGATIVE_DIM, EXTERNAL_DATA, UNUSED_INITIALIZER = F.NEGATIVE_DIM, F.EXTERNAL_DATA, F.UNUSED_INITIALIZER
+_EXTERNAL = TensorProto.EXTERNAL
+_Light = light.Message
+_INT, _FLOAT, _STRING, _TENSOR, _GRAPH = (AttributeProto.INT, AttributeProto.FLOAT, AttributeProto.STRING,
+                                          AttributeProto.TENSOR, AttributeProto.GRAPH)  # fmt: skip
+_INTS, _FLOATS, _STRINGS, _TENSORS, _GRAPHS = (AttributeProto.INTS, AttributeProto.FLOATS, AttributeProto.STRINGS,
+                                               AttributeProto.TENSORS, AttributeProto.GRAPHS)  # fmt: skip
 
 _KIND = {
     AttributeProto.INT: "int", AttributeProto.FLOAT: "float", AttributeProto.STRING: "string",
@@ -105,7 +112,7 @@ class ProtoTensor(Tensor):
                  inline: bool = False) -> None:  # fmt: skip
         super().__init__(msg.data_type, tuple(msg.dims), msg.name)
         self.msg = msg
-        self._proto: Any = None if isinstance(msg, light.Message) else msg
+        self._proto: Any = None if isinstance(msg, _Light) else msg
         self.where = where
         self.problem = problem  # why the data cannot be had (external data missing, outside the folder)
         self.inline = inline
@@ -181,10 +188,15 @@ def type_spec(proto: Any) -> TypeSpec | None:
         tt = proto.tensor_type if which == "tensor_type" else proto.sparse_tensor_type
         dims = None
         if tt.HasField("shape"):
-            dims = tuple(
-                (d.dim_value if d.HasField("dim_value") else d.dim_param if d.HasField("dim_param") else None)
-                for d in tt.shape.dim
-            )
+            read: list[int | str | None] = []
+            for d in tt.shape.dim:  # a value or param that is not the default is there: HasField only for those
+                value = d.dim_value
+                if value or d.HasField("dim_value"):
+                    read.append(value)
+                else:
+                    param = d.dim_param
+                    read.append(param if param or d.HasField("dim_param") else None)
+            dims = tuple(read)
         return TypeSpec("tensor" if which == "tensor_type" else "sparse_tensor", tt.elem_type, dims)
     if which == "sequence_type":
         st = proto.sequence_type
@@ -245,6 +257,7 @@ class _Reader:
         self.functions: dict[tuple[str, str, str], Function] = {}
         self.checked_files = Checked()
         self.back: dict[int, list[tuple[Node, Value, str]]] = {}  # id(graph) -> reads before the producer
+        self.holders: set[Node] = set()  # the nodes with a graph attribute
 
     def emit(self, code: str, message: str, node: Node | None = None, detail: str = "", severity: str = "",
              kind: str = "") -> None:  # fmt: skip
@@ -252,7 +265,7 @@ class _Reader:
 
     # ---- tensors
     def tensor(self, proto: Any, where: str, node: Node | None = None) -> ProtoTensor:
-        if proto.data_location != TensorProto.EXTERNAL:
+        if proto.data_location != _EXTERNAL:
             return ProtoTensor(proto)
         ext, problem = locate(proto, self.base, self.checked_files)
         t = ProtoTensor(proto, ext, problem)
@@ -273,31 +286,35 @@ class _Reader:
 
     # ---- attributes
     def attribute(self, node: Node | None, a: Any, index: int = -1) -> Attr:
-        kind = _KIND.get(a.type)
+        t = a.type
+        kind = _KIND.get(t)
         if a.ref_attr_name:
             return Attr(a.name, kind, Ref(a.ref_attr_name))
         value: Any = None
-        t = a.type
-        if t == AttributeProto.INT:
+        if t == _INT:
             value = a.i
-        elif t == AttributeProto.FLOAT:
-            value = a.f
-        elif t == AttributeProto.STRING:
-            value = _text(a.s)
-        elif t == AttributeProto.INTS:
+        elif t == _INTS:
             value = list(a.ints)
-        elif t == AttributeProto.FLOATS:
-            value = list(a.floats)
-        elif t == AttributeProto.STRINGS:
-            value = [_text(x) for x in a.strings]
-        elif t == AttributeProto.TENSOR:
-            main = node is not None and node.graph.kind == "model"
-            left = self.left_in_file.get((node.index, index)) if node is not None and main else None
+        elif t == _TENSOR:
+            tp = a.t
+            left = None
+            if self.left_in_file and node is not None and node.graph.kind == "model":
+                left = self.left_in_file.get((node.index, index))
             if left is not None and self.path is not None:
-                value = ProtoTensor(a.t, ExternalData(self.path, *left), inline=True)
+                value = ProtoTensor(tp, ExternalData(self.path, *left), inline=True)
+            elif tp.data_location != _EXTERNAL:
+                value = ProtoTensor(tp)
             else:
-                value = self.tensor(a.t, f"attribute {a.name}", node)
-        elif t == AttributeProto.TENSORS:
+                value = self.tensor(tp, f"attribute {a.name}", node)
+        elif t == _FLOAT:
+            value = a.f
+        elif t == _STRING:
+            value = _text(a.s)
+        elif t == _FLOATS:
+            value = list(a.floats)
+        elif t == _STRINGS:
+            value = [_text(x) for x in a.strings]
+        elif t == _TENSORS:
             value = [self.tensor(x, f"attribute {a.name}", node) for x in a.tensors]
         elif t == AttributeProto.SPARSE_TENSOR:
             value = _Sparse(a.sparse_tensor)
@@ -305,8 +322,10 @@ class _Reader:
             value = type_spec(a.tp)
         elif t == AttributeProto.TYPE_PROTOS:
             value = [type_spec(x) for x in a.type_protos]
-        elif t in (AttributeProto.GRAPH, AttributeProto.GRAPHS):
+        elif t in (_GRAPH, _GRAPHS):
             value = a.name
+            if node is not None:
+                self.holders.add(node)
         return Attr(a.name, kind, value)
 
     # ---- graphs
@@ -338,8 +357,7 @@ class _Reader:
                 self._initializer(g, tp, tensor, owner)
             for sp in gp.sparse_initializer:  # its type is the dense tensor's (the values' dims are [NNZ])
                 self._initializer(g, sp.values, _Sparse(sp), owner)
-        for i, np_ in enumerate(gp.node):
-            self._define(g, i, np_, scope)
+        self._define(g, gp.node, scope)
         self._bind(g, gp, scope)
         outputs = [infos.get(n) or light.ValueInfoProto(name=n) for n in gp.output] if is_fn else list(gp.output)
         for vi in outputs:
@@ -392,58 +410,77 @@ class _Reader:
             v = Value(name, g, "initializer", type=ty, is_initializer=True, tensor=tensor)
             g.values[name] = g.initializers[name] = v
 
-    def _define(self, g: Graph, index: int, np_: Any, scope: _Scope) -> None:
-        node = Node(g, index, NO_NODE_ORIGIN, ops.normalize_domain(np_.domain), np_.op_type, np_.overload,
-                    np_.name if np_.HasField("name") else None)  # fmt: skip
-        g.nodes.append(node)
-        node.attributes = {a.name: self.attribute(node, a, j) for j, a in enumerate(np_.attribute)}
-        issue = resolve_op(node, scope.imports, self.functions, True, scope.where)
-        if issue is not None:
-            self.emit(issue[0], issue[1], node)
-        for j, name in enumerate(np_.output):
-            if not name:
-                node.outputs.append(None)
-                continue
-            v = Value(name, g, "node", node, j)
-            node.outputs.append(v)
-            first = g.values.get(name)
-            if first is None and g.parent is not None:
-                first = g.outer_defined(name)
-            if first is None:
-                g.values[name] = v
-                continue
-            v.duplicate_of = first
-            where = "" if first.graph is g else " in an enclosing graph"  # as the text front end says it
-            self.emit(F.DUPLICATE_DEFINITION, f"'{name}' is already defined{where}: an ONNX graph defines each value "
-                      "once (SSA)", node, f"output {j} ({name})")  # fmt: skip
+    def _define(self, g: Graph, nps: Any, scope: _Scope) -> None:
+        """The graph's nodes, their attributes and the values they define."""
+        values, nodes, outer = g.values, g.nodes, g.parent is not None
+        imports, functions, importer = scope.imports, self.functions, scope.where
+        attribute, normalize = self.attribute, ops.normalize_domain
+        for index, np_ in enumerate(nps):
+            name = np_.name  # a name that is not empty is there; HasField tells an empty one from none
+            domain = np_.domain
+            node = Node(g, index, NO_NODE_ORIGIN, normalize(domain) if domain else domain, np_.op_type,
+                        np_.overload, name if name or np_.HasField("name") else None)  # fmt: skip
+            nodes.append(node)
+            attrs = np_.attribute
+            if attrs:
+                named = node.attributes
+                for j, a in enumerate(attrs):
+                    named[a.name] = attribute(node, a, j)
+            issue = resolve_op(node, imports, functions, True, importer)
+            if issue is not None:
+                self.emit(issue[0], issue[1], node)
+            outputs = node.outputs
+            for j, name in enumerate(np_.output):
+                if not name:
+                    outputs.append(None)
+                    continue
+                v = Value(name, g, "node", node, j)
+                outputs.append(v)
+                first = values.get(name)
+                if first is None and outer:
+                    first = g.outer_defined(name)
+                if first is None:
+                    values[name] = v
+                    continue
+                v.duplicate_of = first
+                where = "" if first.graph is g else " in an enclosing graph"  # as the text front end says it
+                self.emit(F.DUPLICATE_DEFINITION, f"'{name}' is already defined{where}: an ONNX graph defines each "
+                          "value once (SSA)", node, f"output {j} ({name})")  # fmt: skip
 
     def _bind(self, g: Graph, gp: Any, scope: _Scope) -> None:
+        """The nodes' inputs, in order, each node's subgraphs built after its own inputs."""
+        values, parent, undefined, back, holders = g.values, g.parent, g.undefined, self.back[id(g)], self.holders
         for node, np_ in zip(g.nodes, gp.node, strict=True):
+            inputs, index = node.inputs, node.index
             for j, name in enumerate(np_.input):
                 if not name:
-                    node.inputs.append(None)
+                    inputs.append(None)
                     continue
-                found = g.values.get(name)
-                if found is None and g.parent is not None:
-                    found = g.parent.lookup(name)
+                found = values.get(name)
+                if found is None and parent is not None:
+                    found = parent.lookup(name)
                     if found is not None:
                         self._implicit(g, found)
                         self._outer_order(g, found)
                 if found is None:
-                    found = g.undefined.get(name)
+                    found = undefined.get(name)
                     if found is None:
-                        found = g.undefined[name] = Value(name, g, "undefined")
+                        found = undefined[name] = Value(name, g, "undefined")
                         what = _UNDEFINED.get(g.kind, "no node, graph input or initializer produces it")
                         self.emit(F.UNDEFINED_VALUE, f"'{name}' is not defined: {what}", node, f"input {j} ({name})")
-                elif found.producer is not None and found.graph is g and found.producer.index >= node.index:
-                    self.back[id(g)].append((node, found, f"input {j} ({name})"))
+                else:
+                    producer = found.producer
+                    if producer is not None and found.graph is g and producer.index >= index:
+                        back.append((node, found, f"input {j} ({name})"))
                 found.consumers.append((node, j))
-                node.inputs.append(found)
+                inputs.append(found)
+            if node not in holders:  # no graph attribute
+                continue
             for a in np_.attribute:
                 t = a.type
-                if (t != AttributeProto.GRAPH and t != AttributeProto.GRAPHS) or a.ref_attr_name:
+                if (t != _GRAPH and t != _GRAPHS) or a.ref_attr_name:
                     continue
-                for gp_sub in [a.g] if t == AttributeProto.GRAPH else list(a.graphs):
+                for gp_sub in [a.g] if t == _GRAPH else list(a.graphs):
                     sub = self.graph(gp_sub, "subgraph", scope, g, node, a.name)
                     node.subgraphs.setdefault(a.name, []).append(sub)
 
@@ -588,12 +625,13 @@ def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model,
     """Load a binary model file (external data located, not read). Raises protobuf's error when it cannot load."""
     from graphlsp.binary.wire import WireError, strip_weights
 
-    p = Path(path)
     proto: Any = None
     left: dict[tuple[int, ...], tuple[int, int]] = {}
-    with open_regular(p) as f:
+    with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
         if size >= strip_above and size > 0:
+            import mmap  # a large model only
+
             with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
                 view = memoryview(m)
                 try:
@@ -606,7 +644,8 @@ def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model,
                     view.release()
         else:
             proto = _decoded(f.read())
-    return model_from_proto(proto, str(p.resolve().parent), str(p.resolve()), left)
+    real = os.path.realpath(path)  # as Path.resolve, without importing pathlib (4 ms of a check's start)
+    return model_from_proto(proto, os.path.dirname(real), real, left)
 
 
 def _decoded(data: bytes) -> Any:

@@ -14,10 +14,9 @@ import marshal
 import os
 from collections.abc import Callable, Iterable
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from graphlsp.files import cache_dir, keep, read_kept
+from graphlsp.files import cache_dir, digest, keep, read_kept
 
 
 def normalize_domain(domain: str) -> str:
@@ -181,7 +180,7 @@ def onnx_build_table(stem: str, build: Callable[[], dict[Any, Any]]) -> dict[Any
     return out
 
 
-def onnx_build_file(stem: str) -> Path | None:
+def onnx_build_file(stem: str) -> str | None:
     """A cache file of a table read from this onnx build: named by onnx's version and its schema library's file
     (path, size and time), so another onnx, or the same version rebuilt, is read again."""
     found = _onnx_build()
@@ -193,10 +192,8 @@ def onnx_build_file(stem: str) -> Path | None:
         st = os.stat(lib)
     except OSError:
         return None
-    import zlib
-
-    key = f"{zlib.crc32(lib.encode()):08x}{st.st_size:x}{st.st_mtime_ns:x}"
-    return folder / f"{stem}-{version}-{key}.marshal"
+    key = f"{digest(lib.encode()).hexdigest()[:8]}{st.st_size:x}{st.st_mtime_ns:x}"
+    return os.path.join(folder, f"{stem}-{version}-{key}.marshal")
 
 
 @cache
@@ -213,10 +210,15 @@ def _onnx_build() -> tuple[str, str] | None:
         spec = find_spec("onnx")
         origin = spec.origin if spec is not None else None
         if origin is not None:
-            package = Path(origin).parent
-            libs = [package / f"onnx_cpp2py_export{suffix}" for suffix in EXTENSION_SUFFIXES]
-            versions = [p.name[5:-10] for p in package.parent.glob("onnx-*.dist-info")]
-            lib = next((str(p) for p in libs if p.is_file()), None)
+            package = os.path.dirname(origin)
+            libs = [os.path.join(package, f"onnx_cpp2py_export{suffix}") for suffix in EXTENSION_SUFFIXES]
+            site = os.path.dirname(package)
+            try:
+                names = os.listdir(site)
+            except OSError:
+                names = []
+            versions = [n[5:-10] for n in names if n.startswith("onnx-") and n.endswith(".dist-info")]
+            lib = next((p for p in libs if os.path.isfile(p)), None)
             if lib is not None and len(versions) == 1:
                 return lib, versions[0]
     import onnx

@@ -58,6 +58,9 @@ _SINGLE: dict[str, Callable[[Any], bool]] = {
 }  # fmt: skip
 
 
+_PLAIN: dict[str, type] = {"int": int, "float": float, "string": str, "tensor": np.ndarray}  # the common kinds
+
+
 def _what(v: Any) -> str:
     if isinstance(v, list):
         bad = next((x for x in v if not _is_int(x)), v[0] if v else None)
@@ -71,6 +74,9 @@ def value_problem(type_name: str, value: Any) -> tuple[str, bool] | None:
     """Why `value` cannot be an attribute of the schema's type `type_name` (int, floats, tensor, ...), and whether
     the front end has said so already (an int outside int64, a list of mixed kinds: the text reports them); None
     when it can. None values are absent attributes (the schema's default applies)."""
+    kind = type(value)
+    if kind is _PLAIN.get(type_name) and (kind is not int or INT64_MIN <= value <= INT64_MAX):
+        return None  # nearly every attribute of every node: the value is of the schema's kind
     if value is None or type_name in ("graph", "graphs"):  # a graph's value is its attribute's name
         return None
     many = type_name.endswith("s") and type_name[:-1] in _SINGLE

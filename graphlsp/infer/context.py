@@ -135,11 +135,30 @@ class Refiner(Protocol):
     def forget_graph(self, graph: Graph) -> None: ...
 
 
+# element types whose values numpy holds in no int kind: float, string, bool, float16, double, complex, bfloat16
+_NOT_INT = frozenset((1, 8, 9, 10, 11, 14, 15, 16))
+
+
+def _larger(shape: Shape, limit: int) -> bool:
+    """Whether a static shape holds more than `limit` elements."""
+    if shape is None:
+        return False
+    n = 1
+    for x in shape:
+        if type(x) is not int:
+            return False
+        n *= x
+    return n > limit
+
+
 class InferenceError(Exception):
     """Raised by a shape function after reporting a problem, to stop inferring this node."""
 
 
 class InferenceContext:
+    __slots__ = ("node", "sig", "version", "inputs", "attrs", "refiner", "outputs", "output_elems", "problems",
+                 "withheld")  # fmt: skip
+
     def __init__(
         self, node: Node, sig: OpSignature | None, version: int | None, inputs: list[Inferred | None],
         attrs: dict[str, Any], refiner: Refiner,
@@ -203,6 +222,9 @@ class InferenceContext:
             return None
         if x.sv is not None:
             return x.sv
+        ty = x.type
+        if x.const is None and type(ty) is TensorType and (ty.elem in _NOT_INT or _larger(ty.shape, 64)):
+            return None  # its value could not be a shape value: not computed for nothing (an activation's)
         const = self.input_const(i)
         if const is not None and const.dtype.kind in "iu" and const.size <= 64:
             return tuple(int(v) for v in const.reshape(-1))

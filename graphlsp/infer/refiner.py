@@ -562,10 +562,10 @@ class ShapeRefiner:
                     return  # an activation (most nodes): nothing to compute
                 open_deps.append(v)
         outs = ctx.outputs
-        open_ = [
-            i for i, out in enumerate(node.outputs)
-            if out is not None and not fully_static(x.type if i < len(outs) and (x := outs[i]) else None)
-        ]  # fmt: skip
+        open_ = []
+        for i, out in enumerate(node.outputs):  # a loop, not a comprehension: this runs for most nodes
+            if out is not None and not fully_static(x.type if i < len(outs) and (x := outs[i]) else None):
+                open_.append(i)
         if not open_:
             return
         known = getattr(self.evaluator, "known", None)

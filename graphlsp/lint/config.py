@@ -16,13 +16,14 @@
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import os
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graphlsp.infer.sizes import InputSizes, from_config
 from graphlsp.lint.rules import RULES
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 SEVERITIES = ("error", "warning", "info", "hint")
 CONFIG_BYTES = 16 << 20  # a config file larger than this is refused
@@ -45,7 +46,7 @@ class Settings:
     per_file_ignores: dict[str, list[str]]
     fold_size_cap: int
     inlay_hints: bool
-    root: Path | None  # the folder of the config file (per-file-ignores patterns are relative to it)
+    root: str | None  # the folder of the config file (per-file-ignores patterns are relative to it)
     source: str
     op_libraries: list[str]  # the library files `op-libraries` names, resolved
     sizes: InputSizes  # `dims` and `input-shapes`: inference runs at these
@@ -59,7 +60,7 @@ class Settings:
         per_file_ignores: dict[str, list[str]] | None = None,
         fold_size_cap: int = 1 << 20,
         inlay_hints: bool = True,
-        root: Path | None = None,
+        root: str | None = None,
         source: str = "",
         op_libraries: list[str] | None = None,
         sizes: InputSizes | None = None,
@@ -113,6 +114,8 @@ class Settings:
         if self._matches(code, self.ignore):
             return False
         if path and self.per_file_ignores:
+            import fnmatch  # for a project with per-file-ignores
+
             rel = _relative(path, self.root)
             for pattern, codes in self.per_file_ignores.items():
                 if fnmatch.fnmatch(rel, pattern) and self._matches(code, codes):
@@ -129,14 +132,18 @@ class Settings:
                      self.fold_size_cap, _digest(self.op_libraries), self.sizes, self.targets))  # fmt: skip
 
 
-def _relative(path: str, root: Path | None) -> str:
-    p = Path(os.path.realpath(path))  # Path.resolve raises RuntimeError on a symlink loop
+def _relative(path: str, root: str | None) -> str:
+    """The path relative to `root` when it lies under it, else as given (written as pathlib writes it)."""
+    from graphlsp.source import normal_path
+
+    real = os.path.realpath(path)  # not Path.resolve: it raises RuntimeError on a symlink loop
     if root is not None:
-        try:
-            return p.relative_to(os.path.realpath(root)).as_posix()
-        except ValueError:
-            pass
-    return Path(path).as_posix()
+        base = os.path.realpath(root)
+        if real == base:
+            return "."
+        if real.startswith(base.rstrip(os.sep) + os.sep):
+            return normal_path(real[len(base.rstrip(os.sep)) + 1 :]).replace(os.sep, "/")
+    return normal_path(path).replace(os.sep, "/")
 
 
 def _digest(paths: list[str]) -> str:
@@ -145,8 +152,8 @@ def _digest(paths: list[str]) -> str:
     h = hashlib.sha256()
     for p in paths:
         h.update(p.encode())
-        with contextlib.suppress(OSError):
-            h.update(Path(p).read_bytes())
+        with contextlib.suppress(OSError), open(p, "rb") as f:
+            h.update(f.read())
     return h.hexdigest()[:16] if paths else ""
 
 
@@ -179,11 +186,13 @@ def _check_codes(s: Settings, source: str) -> None:
         check_rules(codes, f"{source}: per-file-ignores '{pattern}'")
 
 
-def _op_libraries(value: Any, root: Path | None, source: str) -> list[str]:
+def _op_libraries(value: Any, root: str | None, source: str) -> list[str]:
     """`op-libraries`: paths and globs relative to the config file's folder; each must name a file."""
+    from pathlib import Path  # for the globs: a project that names op libraries
+
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
         raise ConfigError(f"{source}: op-libraries must be a list of paths or glob patterns of .onnxop files")
-    base = root or Path.cwd()
+    base = Path(root) if root is not None else Path.cwd()
     out: list[str] = []
     for pattern in value:
         if any(ch in pattern for ch in "*?["):
@@ -201,6 +210,8 @@ def _op_libraries(value: Any, root: Path | None, source: str) -> list[str]:
 
 def _glob(base: Path, pattern: str, source: str) -> list[Path]:
     """The files a glob names, relative to `base` unless absolute (Path.glob takes relative patterns only)."""
+    from pathlib import Path
+
     p = Path(pattern)
     if p.is_absolute():
         base, pattern = Path(p.anchor), str(p.relative_to(p.anchor))
@@ -215,7 +226,7 @@ def _use_libraries(paths: list[str], source: str) -> None:
     file an editor has open (its text stands for the file: the editor shows its errors on it)."""
     from graphlsp.oplib.catalog import CATALOG
 
-    libs = CATALOG.add_files([Path(x) for x in paths])
+    libs = CATALOG.add_files(list(paths))
     problems = [p for lib in libs if not CATALOG.overlaid(lib.path) for p in lib.errors]
     if problems:
         shown = "\n".join(f"  {p}" for p in problems[:20])
@@ -228,7 +239,7 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
-def _validate(raw: dict[str, Any], source: str, root: Path | None = None) -> Settings:
+def _validate(raw: dict[str, Any], source: str, root: str | None = None) -> Settings:
     s = Settings(source=source)
     known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries",
              "dims", "input-shapes", "targets"}
@@ -302,20 +313,24 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
     return s
 
 
-def load_settings(start: str | Path) -> Settings:
+def load_settings(start: str | os.PathLike[str]) -> Settings:
     """The settings for files under `start`: the nearest graphlsp.toml or pyproject.toml with [tool.graphlsp]."""
     # os.path, not pathlib: a symlink loop, a name too long or with a NUL is a file that cannot be read, not an error
     try:
-        here = Path(os.path.realpath(start))
+        here = os.path.realpath(start)
     except ValueError:  # a NUL in the path
-        here = Path(os.path.abspath(str(start).replace("\0", "")))
+        here = os.path.abspath(str(start).replace("\0", ""))
     if os.path.isfile(here):
-        here = here.parent
-    for folder in [here, *here.parents]:
-        own = folder / "graphlsp.toml"
+        here = os.path.dirname(here)
+    folder, parent = here, ""
+    while folder != parent:  # the folder, then each folder above it up to the root
+        if parent:
+            folder = parent
+        parent = os.path.dirname(folder)
+        own = os.path.join(folder, "graphlsp.toml")
         if os.path.isfile(own):
-            return _validate(_read(own), str(own), folder)
-        py = folder / "pyproject.toml"
+            return _validate(_read(own), own, folder)
+        py = os.path.join(folder, "pyproject.toml")
         if os.path.isfile(py):
             tool = _read(py).get("tool", {})
             if not isinstance(tool, dict):
@@ -328,7 +343,7 @@ def load_settings(start: str | Path) -> Settings:
     return Settings()
 
 
-def _read(path: Path) -> dict[str, Any]:
+def _read(path: str) -> dict[str, Any]:
     """The TOML of a config file. A file read before is not parsed again: its parse is kept in the cache folder,
     named by a digest of its bytes (tomllib's import and a pyproject.toml's parse take 5-7 ms, a twentieth of a
     small model's whole check; reading the kept parse, 0.1 ms)."""
@@ -339,7 +354,7 @@ def _read(path: Path) -> dict[str, Any]:
     except OSError as e:
         raise ConfigError(f"{path}: {e}") from None
     folder = cache_dir()
-    kept = folder / f"toml-{digest(data).hexdigest()[:32]}.marshal" if folder is not None else None
+    kept = os.path.join(folder, f"toml-{digest(data).hexdigest()[:32]}.marshal") if folder is not None else None
     found = read_kept(kept) if kept is not None else None
     if found is not None:
         return found
@@ -349,7 +364,7 @@ def _read(path: Path) -> dict[str, Any]:
     return parsed
 
 
-def _parse(path: Path, data: bytes) -> dict[str, Any]:
+def _parse(path: str, data: bytes) -> dict[str, Any]:
     import tomllib  # 5 ms of imports, for a folder that has a config file
 
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphlsp.lint.rules import rule
@@ -16,11 +15,18 @@ if TYPE_CHECKING:
     from graphlsp.syntax.document import SyntaxDocument
 
 
-@dataclass(slots=True)
+_FIELDS = ("file", "line", "col", "end_line", "end_col", "severity", "code", "name", "message", "start", "end",
+           "related", "graph", "node", "node_index", "op", "detail", "excerpt")  # fmt: skip
+
+
 class Diagnostic:
     """One finding in people's coordinates. A binary model has no lines: line and col are None there, and the
     finding is located by `graph` (its path), `node` (name), `node_index` and `op`, with `excerpt` the node in
-    one line of ONNX text; `detail` names the part of the node (`input 1 (x)`, `attribute axis`)."""
+    one line of ONNX text; `detail` names the part of the node (`input 1 (x)`, `attribute axis`).
+
+    (A plain class, as the other classes a check creates: a dataclass compiles its methods at every start-up.)"""
+
+    __slots__ = _FIELDS
 
     file: str
     line: int | None
@@ -31,28 +37,50 @@ class Diagnostic:
     code: str
     name: str
     message: str
-    start: int = 0  # offsets into the text, for editors and fixes
-    end: int = 0
-    related: list[dict[str, Any]] = field(default_factory=list)
-    graph: str | None = None
-    node: str | None = None
-    node_index: int | None = None
-    op: str | None = None
-    detail: str = ""
-    excerpt: str = ""
+    start: int  # offsets into the text, for editors and fixes
+    end: int
+    related: list[dict[str, Any]]
+    graph: str | None
+    node: str | None
+    node_index: int | None
+    op: str | None
+    detail: str
+    excerpt: str
+
+    def __init__(
+        self, file: str, line: int | None, col: int | None, end_line: int | None, end_col: int | None, severity: str,
+        code: str, name: str, message: str, start: int = 0, end: int = 0, related: list[dict[str, Any]] | None = None,
+        graph: str | None = None, node: str | None = None, node_index: int | None = None, op: str | None = None,
+        detail: str = "", excerpt: str = "",
+    ) -> None:  # fmt: skip
+        self.file, self.line, self.col, self.end_line, self.end_col = file, line, col, end_line, end_col
+        self.severity, self.code, self.name, self.message = severity, code, name, message
+        self.start, self.end, self.related = start, end, [] if related is None else related
+        self.graph, self.node, self.node_index, self.op = graph, node, node_index, op
+        self.detail, self.excerpt = detail, excerpt
+
+    def __repr__(self) -> str:
+        return f"Diagnostic({', '.join(f'{n}={getattr(self, n)!r}' for n in _FIELDS)})"
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not Diagnostic:
+            return NotImplemented
+        return all(getattr(self, n) == getattr(other, n) for n in _FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
 
     def to_json(self) -> dict[str, Any]:
-        d = {k: getattr(self, k) for k in _JSON_FIELDS}  # (no excerpt, which may not be made yet)
-        if not d["detail"]:
-            del d["detail"]
-        d["related"] = [{k: v for k, v in r.items() if k not in ("start", "end")} for r in d["related"]]
-        if not d["related"]:
-            del d["related"]
+        d = {n: getattr(self, n) for n in _FIELDS if n not in ("start", "end", "excerpt", "related", "detail")}
+        if self.detail:  # in the dataclass's field order: `detail` after `op`
+            d["detail"] = self.detail
+        related = [{k: v for k, v in r.items() if k not in ("start", "end")} for r in self.related]
+        if related:
+            d = {**{k: v for k, v in d.items() if k in _FIELDS[:11]}, "related": related,
+                 **{k: v for k, v in d.items() if k not in _FIELDS[:11]}}  # fmt: skip
         return d
 
 
-FIELDS: tuple[str, ...] = Diagnostic.__slots__  # type: ignore[attr-defined]  # in the constructor's order
-_JSON_FIELDS = tuple(k for k in FIELDS if k not in ("start", "end", "excerpt"))
+FIELDS = _FIELDS  # in the constructor's order
 _MESSAGE: Any = Diagnostic.__dict__["message"]  # the slots _Deferred's properties read and write
 _EXCERPT: Any = Diagnostic.__dict__["excerpt"]
 
@@ -109,9 +137,6 @@ class _Deferred(Diagnostic):
         return all(getattr(self, k) == getattr(other, k) for k in FIELDS)
 
     __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return "Diagnostic" + Diagnostic.__repr__(self).removeprefix(type(self).__qualname__)
 
     def __reduce__(self) -> tuple[Any, ...]:  # pickled (for the process pool) and copied as a Diagnostic
         return Diagnostic, tuple(getattr(self, k) for k in FIELDS)

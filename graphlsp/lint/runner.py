@@ -11,7 +11,6 @@ import functools
 import gc
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from graphlsp import __version__
@@ -22,6 +21,7 @@ from graphlsp.lint.rules import rule
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
+    from pathlib import Path
 
     from graphlsp.analysis import Analysis
     from graphlsp.oplib.query import OpDocument
@@ -308,6 +308,8 @@ def _runtime_stamp(targets: bool) -> str:
 def _code_stamp() -> str:
     """The newest modification time of graphlsp's own files: a changed checkout (same version) must not reuse
     results the old code computed."""
+    from pathlib import Path
+
     package = Path(__file__).resolve().parent.parent
     newest = 0
     for root, pattern in ((package, "**/*.py"), (package, "**/*.onnxop"), (package.parent / "grammar", "*.lark")):
@@ -318,11 +320,13 @@ def _code_stamp() -> str:
 
 
 def _cache_dir(settings: Settings) -> Path:
-    return (settings.root or Path.cwd()) / ".graphlsp_cache"
+    from pathlib import Path  # for the results cache only: a check with --no-cache does not import it
+
+    return (Path(settings.root) if settings.root is not None else Path.cwd()) / ".graphlsp_cache"
 
 
 def _load_cached(path: str, settings: Settings) -> FileResult | None:
-    import json  # (2 ms of imports: not for a check without the cache)
+    import json
 
     from graphlsp.source import decode
 

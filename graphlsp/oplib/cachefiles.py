@@ -3,21 +3,23 @@ digest. Kept apart from the parser so that reading a cached library imports neit
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 from graphlsp.files import cache_dir, digest
 
 __all__ = ["cache_dir", "digest", "grammar_digest", "grammar_path"]
 
 
-def grammar_path() -> Path:
+def grammar_path() -> str:
     """`onnxop.lark`: inside the installed package (graphlsp/grammar), or at the repository root."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parent.parent / "grammar" / "onnxop.lark", here.parents[2] / "grammar" / "onnxop.lark"):
-        if candidate.is_file():
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    for candidate in (os.path.join(package, "grammar", "onnxop.lark"),
+                      os.path.join(os.path.dirname(package), "grammar", "onnxop.lark")):  # fmt: skip
+        if os.path.isfile(candidate):
             return candidate
     raise FileNotFoundError("grammar/onnxop.lark not found next to the graphlsp package")
 
 
 def grammar_digest() -> str:
-    return str(digest(grammar_path().read_bytes()).hexdigest()[:16])
+    with open(grammar_path(), "rb") as f:
+        return str(digest(f.read()).hexdigest()[:16])

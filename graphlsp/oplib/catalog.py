@@ -12,9 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import threading
+from _thread import RLock  # threading's RLock is this one; importing threading costs a check 0.5 ms
 from bisect import bisect_right
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -26,21 +25,29 @@ from graphlsp.lazymodule import lazy_module
 from graphlsp.oplib import lazy
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from graphlsp.oplib import model as m
 else:
     m = lazy_module("graphlsp.oplib.model", globals(), "m")  # read when a library is in use
 
 # The parser (and lark) and the checker are imported on first use: a model without such ops never pays for them.
 
-LIBRARIES = Path(__file__).resolve().parent / "libraries"
+LIBRARIES = os.path.join(os.path.dirname(os.path.realpath(__file__)), "libraries")  # strings: no pathlib to import
 CACHE_VERSION = "4"  # bump when the model's classes or the checker change what a checked library holds
 
 
 def builtin_paths() -> list[Path]:
-    return sorted(LIBRARIES.glob("*.onnxop"))
+    from pathlib import Path
+
+    return [Path(p) for p in _builtin_files()]
 
 
-def load(path: Path) -> m.Library:
+def _builtin_files() -> list[str]:
+    return sorted(os.path.join(LIBRARIES, n) for n in os.listdir(LIBRARIES) if n.endswith(".onnxop"))
+
+
+def load(path: str | Path) -> m.Library:
     """A library file parsed and checked. Reading the shipped onnxruntime library takes lark a third of a second,
     so the result is kept in the user's cache directory, keyed by the file's path and bytes, the grammar and
     graphlsp's version."""
@@ -55,10 +62,10 @@ def load(path: Path) -> m.Library:
     h = digest(data)
     h.update(f"\0{path}\0{grammar_digest()}\0{__version__}\0{CACHE_VERSION}".encode())
     folder = cache_dir()
-    cached = folder / f"oplib-{h.hexdigest()[:32]}.pickle" if folder is not None else None
+    cached = os.path.join(folder, f"oplib-{h.hexdigest()[:32]}.pickle") if folder is not None else None
     if cached is not None:
         try:
-            lib = lazy.load(cached.read_bytes())
+            lib = lazy.load(read_regular(cached))
             if lib is not None:
                 return lib
         except Exception:  # missing, truncated, or written by another version: read the file again
@@ -69,13 +76,15 @@ def load(path: Path) -> m.Library:
         return _checked(_parser().parse_file(path))
     lib = _checked(_parser().parse_library(text, str(path)))
     if cached is not None:
-        tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
+        tmp = f"{cached}.{os.getpid()}.tmp"
         try:
-            tmp.write_bytes(lazy.dump(lib))
+            data = lazy.dump(lib)
+            with open(tmp, "wb") as f:
+                f.write(data)
             os.replace(tmp, cached)
         except (OSError, RecursionError, pickle.PicklingError):  # not cached: read again next time
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                os.unlink(tmp)
     return lib
 
 
@@ -100,7 +109,7 @@ class Catalog:
     the file while it is open: the models open beside it are checked against the declarations as typed."""
 
     def __init__(self) -> None:
-        self._lock = threading.RLock()
+        self._lock = RLock()
         self._builtin: list[m.Library] | None = None
         self._builtin_keys: list[str] = []
         self._project: dict[str, tuple[tuple[int, int], m.Library]] = {}  # path -> ((mtime_ns, size), library)
@@ -112,20 +121,20 @@ class Catalog:
     def builtin(self) -> list[m.Library]:
         with self._lock:
             if self._builtin is None:
-                paths = builtin_paths()
+                paths = _builtin_files()
                 self._builtin = [load(p) for p in paths]
                 self._builtin_keys = [_key(p) for p in paths]
                 self._changed()
             return self._builtin
 
-    def add_files(self, paths: list[Path]) -> list[m.Library]:
+    def add_files(self, paths: list[str] | list[Path]) -> list[m.Library]:
         """Read (or read again, when changed) a project's library files; returns them, problems included."""
         out = []
         with self._lock:
             for p in paths:
                 key = os.path.realpath(p)
                 try:
-                    st = p.stat()
+                    st = os.stat(p)
                     stamp = (st.st_mtime_ns, st.st_size)
                 except OSError:
                     stamp = (-1, -1)
@@ -203,9 +212,9 @@ class Catalog:
     def _reload(self, key: str) -> None:
         """Read a file in use again from disk (after its overlay went)."""
         if key in self._project:
-            self._project[key] = (_stamp(key), load(Path(key)))
+            self._project[key] = (_stamp(key), load(key))
         elif self._builtin is not None and key in self._builtin_keys:
-            self._builtin[self._builtin_keys.index(key)] = load(Path(key))
+            self._builtin[self._builtin_keys.index(key)] = load(key)
 
     def clear_project(self) -> None:
         """Forget every project library (the shipped ones stay)."""
@@ -297,7 +306,8 @@ def _stamp(key: str) -> tuple[int, int]:
 
 def _disk_text(key: str) -> str | None:
     try:
-        return Path(key).read_bytes().decode("utf-8")
+        with open(key, "rb") as f:
+            return f.read().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import os
 import re
 import sys
 import threading
@@ -39,7 +40,8 @@ def _cache_file(grammar: str) -> str | bool:
     if folder is None:
         return False
     digest = hashlib.sha256(grammar.encode()).hexdigest()[:16]
-    return str(folder / f"onnxop-{digest}-py{sys.version_info[0]}{sys.version_info[1]}-lark{lark.__version__}.cache")
+    name = f"onnxop-{digest}-py{sys.version_info[0]}{sys.version_info[1]}-lark{lark.__version__}.cache"
+    return os.path.join(folder, name)
 
 
 _LOCK = threading.Lock()
@@ -47,7 +49,8 @@ _LOCK = threading.Lock()
 
 @cache
 def _parser() -> lark.Lark:
-    text = grammar_path().read_text(encoding="utf-8")
+    with open(grammar_path(), encoding="utf-8") as f:
+        text = f.read()
     return lark.Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True,
                      start=["start", "item", "member"], cache=_cache_file(text))  # fmt: skip
 

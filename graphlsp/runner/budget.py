@@ -11,10 +11,10 @@ BudgetExceeded, and the value stays unknown.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -73,19 +73,19 @@ def _bytes(value: Any) -> int:
     return 0
 
 
-_local = threading.local()
+# per thread (a new thread starts without one), as a thread-local would be, without importing threading
+_budget: ContextVar[Budget | None] = ContextVar("budget", default=None)
 
 
 def current() -> Budget | None:
     """The budget of the evaluation running on this thread, if any."""
-    return getattr(_local, "budget", None)
+    return _budget.get()
 
 
 @contextmanager
 def active(budget: Budget | None) -> Iterator[None]:
-    previous = current()
-    _local.budget = budget
+    token = _budget.set(budget)
     try:
         yield
     finally:
-        _local.budget = previous
+        _budget.reset(token)

@@ -127,6 +127,9 @@ class Runner:
         self._function_proto: dict[Any, Any] = {}  # FunctionProto by key, built when a call first needs it
         self._calls: dict[Any, tuple[int, frozenset[Any]] | None] = {}  # per function: call depth, reachable keys
         self._displaced: dict[Value, Any] = {}  # answers outputs_of replaced during the refiner's rerun
+        # id of the array value_of last gave for a value: the refiner keeps it as that value's const
+        # (InferenceContext.input_const), which an edit upstream makes stale (see _propagate)
+        self._lent: dict[Value, int] = {}
 
     # ---- the refiner's protocol
     def value_of(self, value: Value, refiner: Any = None) -> np.ndarray | None:
@@ -135,7 +138,10 @@ class Runner:
             self.refiner = refiner
         self.requested.add(value)
         got = self.resolve(value)
-        return got if isinstance(got, np.ndarray) else None
+        if isinstance(got, np.ndarray):
+            self._lent[value] = id(got)
+            return got
+        return None
 
     def outputs_of(self, node: Node, refiner: Any = None) -> list[Any] | None:
         """The node's outputs computed from its inputs' values (NOT_CONST where unknown); None when an input is
@@ -234,6 +240,9 @@ class Runner:
                 else:
                     continue  # never computed: nothing was derived from it
                 self.errors.pop(node, None)
+                x = self.refiner.values.get(out) if self.refiner is not None else None
+                if x is not None and x.const is not None and id(x.const) == self._lent.get(out):
+                    x.const = None  # our old answer, which the refiner kept: resolve must not read it back
                 new = self.resolve(out)
                 if _same_answer(old, new):
                     continue
@@ -256,6 +265,7 @@ class Runner:
         self.failures.clear()
         self.refused.clear()
         self.requested.clear()
+        self._lent.clear()
         self.stats.cache_bytes = 0
 
     # ---- evaluation

@@ -23,12 +23,11 @@ import functools
 import marshal
 import os
 import zlib
-from pathlib import Path
 from typing import Any, Literal
 
 from graphlsp.files import cache_dir, read_regular
 
-TABLES = Path(__file__).parent / "tables"
+TABLE_DIR = os.path.join(os.path.dirname(__file__), "tables")  # (a str: a check does not import pathlib)
 PROVIDER_LABELS = {"cpu": "CPU", "cuda": "CUDA", "dml": "DML", "rocm": "ROCm", "webgpu": "WebGPU", "js": "JS"}
 UNKNOWN = "?"  # an argument whose type is not known
 
@@ -84,7 +83,7 @@ def releases() -> dict[str, dict[str, Any]]:
     """onnxruntime releases (major.minor, oldest first) -> {"ir_version": n, "opsets": {domain: n}, "from": ...}."""
     import json  # (2 ms of imports: the installed table is kept as marshal, and most checks read no other)
 
-    data: dict[str, dict[str, Any]] = json.loads((TABLES / "onnxruntime-releases.json").read_text())["releases"]
+    data: dict[str, dict[str, Any]] = json.loads(_read_table("onnxruntime-releases.json"))["releases"]
     return data
 
 
@@ -250,7 +249,7 @@ def installed_table() -> dict[str, Any] | None:
         return None
     dist, version = found
     folder = cache_dir()
-    cache = folder / f"{dist}-{version}.kernels.marshal" if folder is not None else None
+    cache = os.path.join(folder, f"{dist}-{version}.kernels.marshal") if folder is not None else None
     if cache is not None:
         with contextlib.suppress(OSError):
             kept = unpack_table(read_regular(cache))
@@ -266,13 +265,14 @@ def installed_table() -> dict[str, Any] | None:
     # the form the table always had (it was kept as JSON): lists, and string keys for the schema versions
     packed = pack_table({**json.loads(json.dumps(got)), "format": FORMAT})
     if cache is not None:
-        tmp = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        tmp = f"{cache}.{os.getpid()}.tmp"
         try:
-            tmp.write_bytes(packed)
-            tmp.replace(cache)
+            with open(tmp, "wb") as f:
+                f.write(packed)
+            os.replace(tmp, cache)
         except OSError:
             with contextlib.suppress(OSError):
-                tmp.unlink()
+                os.unlink(tmp)
     return unpack_table(packed)
 
 
@@ -351,13 +351,13 @@ def unpack_table(data: bytes) -> dict[str, Any] | None:
 def shipped_common() -> dict[str, Any]:
     import json
 
-    data: dict[str, Any] = json.loads((TABLES / "onnxruntime.json").read_text())
+    data: dict[str, Any] = json.loads(_read_table("onnxruntime.json"))
     return data
 
 
 def shipped_providers() -> list[str]:
-    return sorted(p.stem.removeprefix("onnxruntime-") for p in TABLES.glob("onnxruntime-*.json")
-                  if p.stem != "onnxruntime-releases")  # fmt: skip
+    return sorted(n.removeprefix("onnxruntime-").removesuffix(".json") for n in os.listdir(TABLE_DIR)
+                  if n.startswith("onnxruntime-") and n.endswith(".json") and n != "onnxruntime-releases.json")
 
 
 @functools.cache
@@ -379,16 +379,29 @@ def table_for(spec: str) -> KernelTable:
 
 
 def _shipped_table(provider: str) -> KernelTable | None:
-    path = TABLES / f"onnxruntime-{provider}.json"
-    if provider == "releases" or not path.is_file():
+    name = f"onnxruntime-{provider}.json"
+    if provider == "releases" or not os.path.isfile(os.path.join(TABLE_DIR, name)):
         return None
     import json
 
     common = shipped_common()
-    data = json.loads(path.read_text())
+    data = json.loads(_read_table(name))
     merged = {**common, "version": data.get("version", common["version"]), "source": data.get("source", ""),
               "limits_version": common["version"]}  # fmt: skip
     return KernelTable(merged, provider, data["kernels"])
+
+
+def _read_table(name: str) -> str:
+    with open(os.path.join(TABLE_DIR, name), encoding="utf-8") as f:
+        return f.read()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "TABLES":  # the tables' folder as a Path, for the tools and tests
+        from pathlib import Path
+
+        return Path(TABLE_DIR)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def cpu_table_for(spec: str) -> KernelTable | None:

@@ -17,6 +17,7 @@ and raises its exception (the token, the expected terminals, the interactive par
 from __future__ import annotations
 
 import itertools
+import os
 import sys
 import threading
 from functools import cache
@@ -46,7 +47,7 @@ def cache_file() -> str | bool:
     folder = cache_dir()
     if folder is None:
         return False
-    return str(folder / f"onnxtxt-grammar-py{sys.version_info[0]}{sys.version_info[1]}.lark-cache")
+    return os.path.join(folder, f"onnxtxt-grammar-py{sys.version_info[0]}{sys.version_info[1]}.lark-cache")
 
 
 # An action of `Parser.actions`: the state to shift (or go) to, or a reduction (children, rule name, callback).

@@ -114,7 +114,7 @@ def project(tmp_path: Path) -> Iterator[Path]:
 
     registry.shape_fn("Rotate", domain="com.acme")(rotate)
     yield tmp_path
-    registry._REGISTRY.pop(("com.acme", "Rotate"), None)
+    registry.unregister("Rotate", domain="com.acme")
     CATALOG.clear_project()
 
 
