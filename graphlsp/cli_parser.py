@@ -11,7 +11,7 @@ from typing import Any
 
 from graphlsp import __version__
 
-EXIT_USAGE = 2
+EXIT_USAGE = 2  # graphlsp.cli's, which imports this module (never the other way: no import circle)
 Command = Callable[[argparse.Namespace], int]
 
 

@@ -112,20 +112,23 @@ def read_kept(path: str) -> dict[Any, Any] | None:
 
 
 def keep(path: str, table: dict[Any, Any]) -> None:
-    """`table` written to `path` as marshal data, whole or not at all (a temporary file renamed); nothing when it
-    cannot be (a value marshal cannot write, a full disk): it is only a cache."""
-    write_whole(path, table, marshal.dumps)
+    """`table` written to `path` as marshal data, whole or not at all; nothing when it cannot be (a value marshal
+    cannot write, a full disk): it is only a cache."""
+    try:
+        data = marshal.dumps(table)
+    except ValueError:
+        return
+    write_whole(path, data)
 
 
-def write_whole(path: str, value: Any, dump: Any) -> None:
-    """`dump(value)` (bytes) written to `path` whole or not at all, through a temporary file beside it; nothing
-    when it cannot be (`dump` raising ValueError or TypeError, a full disk): the callers write caches."""
+def write_whole(path: str, data: bytes) -> None:
+    """`data` written to `path` whole or not at all, through a temporary file beside it renamed over it; nothing
+    when it cannot be (a full disk, a folder not writable): the callers write caches."""
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
-        data = dump(value)
         with open(tmp, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
-    except (OSError, ValueError, TypeError):
+    except OSError:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -52,7 +52,7 @@ def load(path: str | Path) -> m.Library:
     so the result is kept in the user's cache directory, keyed by the file's path and bytes, the grammar and
     graphlsp's version."""
     from graphlsp import __version__
-    from graphlsp.files import read_regular
+    from graphlsp.files import read_regular, write_whole
     from graphlsp.oplib.cachefiles import cache_dir, digest, grammar_digest
 
     try:
@@ -76,15 +76,8 @@ def load(path: str | Path) -> m.Library:
         return _checked(_parser().parse_file(path))
     lib = _checked(_parser().parse_library(text, str(path)))
     if cached is not None:
-        tmp = f"{cached}.{os.getpid()}.tmp"
-        try:
-            data = lazy.dump(lib)
-            with open(tmp, "wb") as f:
-                f.write(data)
-            os.replace(tmp, cached)
-        except (OSError, RecursionError, pickle.PicklingError):  # not cached: read again next time
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        with contextlib.suppress(RecursionError, pickle.PicklingError):  # else not cached: read again next time
+            write_whole(cached, lazy.dump(lib))
     return lib
 
 

@@ -25,7 +25,7 @@ import os
 import zlib
 from typing import Any, Literal
 
-from graphlsp.files import cache_dir, read_regular
+from graphlsp.files import cache_dir, read_regular, write_whole
 
 TABLE_DIR = os.path.join(os.path.dirname(__file__), "tables")  # (a str: a check does not import pathlib)
 PROVIDER_LABELS = {"cpu": "CPU", "cuda": "CUDA", "dml": "DML", "rocm": "ROCm", "webgpu": "WebGPU", "js": "JS"}
@@ -265,14 +265,7 @@ def installed_table() -> dict[str, Any] | None:
     # the form the table always had (it was kept as JSON): lists, and string keys for the schema versions
     packed = pack_table({**json.loads(json.dumps(got)), "format": FORMAT})
     if cache is not None:
-        tmp = f"{cache}.{os.getpid()}.tmp"
-        try:
-            with open(tmp, "wb") as f:
-                f.write(packed)
-            os.replace(tmp, cache)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        write_whole(cache, packed)
     return unpack_table(packed)
 
 
