@@ -40,7 +40,8 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     name = args.stdin_filename or "-"
     try:
-        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]))
+        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]),
+                                 user=args.config is not None)  # `--config`: the user's own file
     except ConfigError as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE

@@ -70,7 +70,8 @@ def binary_problem(data: bytes) -> str | None:
 # graph's name and its signature `name (` / `name =>`; or nothing at all. Protobuf text format (GL102 explains it)
 # starts with a ModelProto field's name. An op library starts with `library`, `domain` or `op`.
 _LEAD = rb"\A(?:\xef\xbb\xbf)?(?:\s++|#[^\r\n]*+)*+"
-_TEXT_MODEL = re.compile(_LEAD + rb"""(?:\Z|<\s*+[A-Za-z_]\w*+\s*+:|(?:[A-Za-z_]\w*+|"(?:[^"\\]|\\[\s\S])*+")\s*+(?:\(|=>)"""
+_TEXT_MODEL = re.compile(_LEAD + rb"""(?:\Z|<\s*+[A-Za-z_]\w*+\s*+:"""
+                         rb"""|(?:[A-Za-z_]\w*+|"(?:[^"\\]|\\[\s\S])*+")\s*+(?:\(|=>)"""
                          rb"|(?:ir_version|producer_name|producer_version|opset_import|graph|model_version|doc_string"
                          rb"|domain|metadata_props|functions)\s*+[:{])")  # fmt: skip
 _LIBRARY = re.compile(_LEAD + rb"(?:\Z|(?:library|domain|op)\s)")
