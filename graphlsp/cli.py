@@ -672,5 +672,15 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def drop_working_directory() -> None:
+    """`python -m graphlsp` put the working directory first on sys.path: taken off again, so that a repository
+    being checked that ships `lark.py` or `onnxruntime/` never has it imported (modules are imported lazily, long
+    after this). `python -P -m graphlsp` (docs/security.md) keeps it off from the start, graphlsp's own modules
+    included."""
+    if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
+
+
 if __name__ == "__main__":
+    drop_working_directory()
     sys.exit(main())

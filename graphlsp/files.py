@@ -193,7 +193,10 @@ def write_file(path: str, data: bytes, keep_mode: bool = False, sync: bool = Fal
             os.fchmod(f.fileno(), mode)
             if sync:
                 os.fsync(f.fileno())
-        os.replace(tmp_path, path if dir_fd is None else name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        if dir_fd is None:
+            os.replace(tmp_path, path)
+        else:
+            os.replace(tmp_path, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp_path, dir_fd=dir_fd)
