@@ -49,12 +49,11 @@ def open_regular(path: str | Path, limit: int = MAX_BYTES) -> BinaryIO:
     """The file opened for binary reading; raises NotRegularFile (an OSError) for anything but a regular file of
     at most `limit` bytes, and OSError when it cannot be opened."""
     _check(os.stat(path), path, limit)
+    _not_special(os.path.realpath(path), path)  # not even opened (and again on the descriptor below: no race)
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         _check(os.fstat(fd), path, limit)
-        where = special_root(_opened_path(fd, path))
-        if where is not None:
-            raise NotRegularFile(errno.EINVAL, f"a file of the kernel's {where} file system, not a model", str(path))
+        _not_special(_opened_path(fd, path), path)
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -67,6 +66,12 @@ def special_root(real: str) -> str | None:
         if real == root or real.startswith(root + "/"):
             return root
     return None
+
+
+def _not_special(real: str, path: str | Path) -> None:
+    where = special_root(real)
+    if where is not None:
+        raise NotRegularFile(errno.EINVAL, f"a file of the kernel's {where} file system, not a model", str(path))
 
 
 def _opened_path(fd: int, path: str | Path) -> str:
@@ -243,8 +248,12 @@ def read_at(dir_fd: int, name: str, limit: int = MAX_BYTES) -> bytes:
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(name, flags, dir_fd=dir_fd)
     with os.fdopen(fd, "rb") as f:
-        _check(os.fstat(fd), name, limit)
-        return f.read(limit + 1)[: limit + 1]
+        st = os.fstat(fd)
+        _check(st, name, limit)
+        data = f.read(st.st_size + 1)  # what fstat says is there (a read of `limit` would reserve it all)
+    if len(data) > limit:
+        raise NotRegularFile(errno.EFBIG, f"file too large (at most {limit} bytes are read)", name)
+    return data
 
 
 _SALT: list[bytes] = []

@@ -400,6 +400,7 @@ def _targets() -> dict[str, tuple[Any, Any, float]]:
         "config": (_make_config, ft.check_config, 0.08),
         "cli": (lambda c: json.dumps(ft.make_argv(c)).encode(), ft.check_argv, 0.08),
         "view": (mutate_view, ft.check_view, 0.14),
+        "repo": (ft.make_repo, ft.check_repo, 0.1),
     }
 
 
@@ -558,7 +559,7 @@ def long_run(seconds: float, out: Path, seed: int, lsp_share: float = 0.25) -> i
         out.mkdir(parents=True, exist_ok=True)
         for i, (key, (trace, data, kind)) in enumerate(failures.items()):
             suffix = {"binary": "onnx", "proto": "onnx", "view": "onnx", "text": "onnxtxt", "oplib": "onnxop",
-                      "cli": "json", "config": "toml"}.get(kind, "txt")  # lsp: the round's seed and error
+                      "cli": "json", "config": "toml", "repo": "json"}.get(kind, "txt")  # lsp: the round's seed and error
             name = f"failure-{i}.{suffix}"
             (out / name).write_bytes(data)
             print(f"\n== {key}\n   input: {out / name}\n{trace}")
@@ -571,7 +572,7 @@ def main(argv: list[str]) -> int:
     seed = int(os.environ.get("GRAPHLSP_FUZZ_SEED", str(int(time.time()))))
     print(f"fuzzing for {seconds:.0f} s (seed {seed}); {len(text_seeds())} text and {len(binary_seeds())} binary seeds",
           flush=True)  # fmt: skip
-    return long_run(seconds, out, seed)
+    return long_run(seconds, out, seed, float(os.environ.get("GRAPHLSP_FUZZ_LSP_SHARE", "0.25")))
 
 
 if __name__ == "__main__":

@@ -717,3 +717,254 @@ def check_view(data: bytes, folder: Path) -> None:
             path.unlink()
     outside = [line for line in server.stderr if line.startswith("FUZZ-OPENED-OUTSIDE")]
     assert not outside, f"the server opened outside the model's folder: {outside[0].split(' ', 1)[1].strip()}"
+
+
+# ---- repositories: a cloned repository is untrusted input (docs/security.md)
+
+OUTER_SECRET = "FUZZ-OUTER-SECRET-5e1d"
+INREPO_SECRET = "FUZZ-INREPO-SECRET-a7c2"
+_REPO_AUDIT: dict[str, Any] = {"on": False, "events": []}
+
+
+def _repo_hook(event: str, args: tuple[Any, ...]) -> None:
+    """Reads and writes while a repository input runs: (kind, resolved path, whether the path was a link)."""
+    if not _REPO_AUDIT["on"] or _REPO_AUDIT.get("busy"):
+        return
+    _REPO_AUDIT["busy"] = True
+    try:
+        if event == "open":
+            path, mode, flags = (list(args) + [None, None, None])[:3]
+            if path is None or isinstance(path, int):
+                return
+            p = os.fsdecode(path)
+            writing = (isinstance(mode, str) and any(ch in mode for ch in "wax+")) or (
+                isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
+            nofollow = isinstance(flags, int) and bool(flags & getattr(os, "O_NOFOLLOW", 0))
+            link = os.path.islink(p) and not nofollow
+            # O_NOFOLLOW: a link at the name itself is refused, not followed (its folder's links still are)
+            real = (os.path.join(os.path.realpath(os.path.dirname(os.path.abspath(p))), os.path.basename(p))
+                    if nofollow else os.path.realpath(p))  # fmt: skip
+            _REPO_AUDIT["events"].append(("write" if writing else "read", real, link, p))
+        elif event in ("os.rename", "os.remove", "os.mkdir", "os.symlink", "os.chmod", "os.truncate"):
+            path, fd = args[0], None
+            if event == "os.rename":
+                path, fd = args[1], args[3] if len(args) > 3 else None
+            elif event in ("os.remove", "os.mkdir", "os.symlink", "os.chmod"):
+                fd = args[-1] if isinstance(args[-1], int) else None
+            if isinstance(path, int):
+                return
+            p = os.fsdecode(path)
+            if fd is not None and fd >= 0 and not os.path.isabs(p):
+                with contextlib.suppress(OSError):
+                    p = os.path.join(os.readlink(f"/proc/self/fd/{fd}"), p)
+            parent = os.path.realpath(os.path.dirname(os.path.abspath(p)) or ".")
+            _REPO_AUDIT["events"].append(("write", os.path.join(parent, os.path.basename(p)), False, p))
+    except Exception:
+        pass
+    finally:
+        _REPO_AUDIT["busy"] = False
+
+
+def _random_path(c: Any, folders: list[str]) -> str:
+    return c.choice(folders) + "/" + c.choice(["m", "bert", "env", "x", "lib", "notes", "a b", ".hidden"]) + c.choice(
+        [".onnxtxt", ".onnx", ".onnxop", ".onnxtext", ".txt"])
+
+
+def make_repo(c: Any) -> bytes:
+    """A repository as JSON: folders, files (models, op libraries, files that are no models, with secrets), links
+    in and out (secrets, /proc/self/environ, /dev/zero, folders above), FIFOs, a config whose paths lead anywhere,
+    planted cache folders and output names; and the commands CI and a user run on it."""
+    folders = ["."]
+    for _ in range(c.integer(0, 4)):
+        folders.append(c.choice(folders) + "/" + c.choice(["models", "d", "sub", ".git", "n"]))
+    if c.integer(0, 5) == 0:  # a deep tree for globs
+        folders.append("deep/" + "/".join(f"n{i}" for i in range(c.integer(10, 45))))
+    entries: list[dict[str, str]] = []
+    out_targets = ["@outer/secret.env", "@outer/passwd", "@outer/victim", "@outer", "/proc/self/environ", "/dev/zero",
+                   "@base/secret.bin", "/etc/passwd", "@outer/model.onnxtxt", "/sys/kernel/mm"]  # fmt: skip
+    for _ in range(c.integer(1, 10)):
+        path = _random_path(c, folders)
+        kind = c.choice(["model", "model", "binary", "library", "notmodel", "link-out", "link-out", "link-in", "fifo",
+                         "dir-link-out", "dangling"])  # fmt: skip
+        target = ""
+        if kind in ("link-out", "dir-link-out"):
+            target = c.choice(out_targets)
+        elif kind == "link-in":  # to a file that may be named (a chain to /etc/passwd would be read as named)
+            target = c.choice([e["path"] for e in entries if e["target"] not in ("@base/secret.bin", "/etc/passwd")
+                               and e["kind"] != "link-in"] or ["./x"])  # fmt: skip
+        entries.append({"path": path, "kind": kind, "target": target})
+    config = ""
+    if c.choice([True, True, False]):
+        libs = [c.choice(["@outer/secret.env", "/proc/self/environ", "/etc/pass*", "../outer.onnxop", "up/secret.env",
+                          "d/**/**/**/**/**/**/**/**/*.onnxop", "/**/*.x", "**/*.onnxop", "deep/**/*.onnxop",
+                          "lib.onnxop", "notes.txt", entries[0]["path"] if entries else "x", "models/../../x.onnxop", "~/x",
+                          "*.onnxop", "[", "a**b/*.onnxop"]) for _ in range(c.integer(0, 3))]  # fmt: skip
+        pfi = c.choice(["", 'per-file-ignores = { "../*" = ["GL2"] }\n', 'per-file-ignores = { "/etc/*" = ["GL2"] }\n',
+                        'per-file-ignores = { "models/*" = ["GL2"] }\n'])  # fmt: skip
+        config = f"op-libraries = {json.dumps(libs)}\n{pfi}"
+    cache = c.choice(["none", "none", "link-out", "gitignore-link", "file", "planted-entries"])
+    # named files are read as asked, wherever they lead (pre-commit names them): never the ones outside the worker's
+    # folder (its audit hook reports those), except /proc, /sys and /dev, which must be refused unopened
+    nameable = [e for e in entries if e["target"] not in ("@base/secret.bin", "/etc/passwd")]
+    models = [e["path"] for e in nameable if e["kind"] in ("model", "binary", "link-out", "link-in", "fifo")]
+    commands: list[list[str]] = []
+    for _ in range(c.integer(1, 3)):
+        which = c.choice(["check-dot", "check-dot", "check-named", "graph", "fold", "convert", "fix"])
+        model = c.choice(models or ["./m.onnxtxt"])
+        planted = c.choice(["out.onnx", "out.onnxtxt", "m.graph.html", "m.folded.onnx", "m.onnxtxt.tmp"])
+        if which == "check-dot":
+            commands.append(["check", "-j", "1", *c.choice([[], ["--no-cache"]]), "--format",
+                             c.choice(["text", "json", "sarif", "github", "concise"]), "."])  # fmt: skip
+        elif which == "check-named":
+            named = [e["path"] for e in nameable][: c.integer(1, 4)] or ["./m.onnxtxt"]
+            commands.append(["check", "-j", "1", "--no-cache", *named])
+        elif which == "graph":
+            commands.append(["graph", model])
+        elif which == "fold":
+            out = planted if planted.endswith(".onnx") == model.endswith(".onnx") else (
+                "m.folded.onnx" if model.endswith(".onnx") else "out.onnxtxt")
+            commands.append(["fold", model, "-o", out])
+        elif which == "convert":
+            commands.append(["convert", model, c.choice(["out.onnx", "out.onnxtxt"])])
+        else:
+            commands.append(["check", "-j", "1", "--no-cache", "--fix", model])
+    return json.dumps({"folders": folders, "entries": entries, "config": config,
+                       "config_name": c.choice(["pyproject.toml", "graphlsp.toml"]), "cache": cache,
+                       "planted": c.choice([[], ["m.graph.html", "out.onnx", "out.onnxtxt", "m.folded.onnx"]]),
+                       "commands": commands}).encode()  # fmt: skip
+
+
+def _build_repo(spec: dict[str, Any], outer: Path, base: Path) -> Path:
+    import subprocess
+
+    from tests import fuzz_models as fm
+
+    if outer.exists():  # rm, not shutil.rmtree: its opens relative to folder descriptors look like opens elsewhere
+        subprocess.run(["rm", "-rf", str(outer)], check=True)
+    repo = outer / "work" / "repo"
+    repo.mkdir(parents=True)
+    (outer / "secret.env").write_text(f"DB_PASSWORD={OUTER_SECRET}\n")
+    (outer / "passwd").write_text(f"root:x:0:0:{OUTER_SECRET}:/root:/bin/bash\n")
+    (outer / "victim").write_text("precious\n")
+    (outer / "outer.onnxop").write_text("library outer\nop Outer {\n  input x: T[N]\n  output y: T[N]\n}\n")
+    (outer / "model.onnxtxt").write_text((ROOT / "examples" / "mlp.onnxtxt").read_text())
+    (repo / "up").symlink_to(outer, target_is_directory=True)
+    for f in spec["folders"]:
+        (repo / f).mkdir(parents=True, exist_ok=True)
+    text_model = (ROOT / "examples" / "mlp.onnxtxt").read_text()
+    seeds = fm.binary_seeds()
+    for e in spec["entries"]:
+        p = repo / e["path"]
+        if os.path.lexists(p):
+            continue
+        kind, target = e["kind"], e["target"].replace("@outer", str(outer)).replace("@base", str(base))
+        if kind == "model":
+            p.write_text(text_model)
+        elif kind == "binary":
+            p.write_bytes(seeds[len(e["path"]) % len(seeds)])
+        elif kind == "library":
+            p.write_text(_library_seeds()[0])
+        elif kind == "notmodel":
+            p.write_text(f"TOKEN={INREPO_SECRET}\npassword = {INREPO_SECRET}\n")
+        elif kind in ("link-out", "dir-link-out", "link-in"):
+            p.symlink_to(target if kind != "link-in" else repo / target)
+        elif kind == "fifo":
+            os.mkfifo(p)
+        else:
+            p.symlink_to(repo / "nowhere")
+    if spec["config"]:
+        body = spec["config"].replace("@outer", str(outer))
+        if spec["config_name"] == "pyproject.toml":
+            body = "[tool.graphlsp]\n" + body
+        (repo / spec["config_name"]).write_text(body)
+    for name, text in (("lib.onnxop", _library_seeds()[0]), ("notes.txt", f"key={INREPO_SECRET}\n")):
+        if not os.path.lexists(repo / name):
+            (repo / name).write_text(text)
+    cache = repo / ".graphlsp_cache"
+    if spec["cache"] == "link-out":
+        cache.symlink_to(outer, target_is_directory=True)
+    elif spec["cache"] == "gitignore-link":
+        cache.mkdir()
+        (cache / ".gitignore").symlink_to(outer / "victim")
+    elif spec["cache"] == "file":
+        cache.write_text("not a folder")
+    elif spec["cache"] == "planted-entries":
+        cache.mkdir()
+        for i in range(3):
+            (cache / f"{i:064x}.json").symlink_to(outer / "secret.env")
+    for name in spec["planted"]:
+        if not os.path.lexists(repo / name):
+            (repo / name).symlink_to(outer / "victim")
+    for name in ("m.onnxtxt.tmp", "m.folded.onnx.tmp", "out.onnx.tmp"):
+        if not os.path.lexists(repo / name):
+            (repo / name).symlink_to(outer / "victim")
+    return repo
+
+
+def _outside_files(outer: Path, repo: Path) -> dict[str, bytes | str]:
+    out: dict[str, bytes | str] = {}
+    for dirpath, dirnames, names in os.walk(outer):
+        if Path(dirpath) == repo.parent:
+            dirnames[:] = [d for d in dirnames if d != repo.name]
+        for name in names + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]:
+            p = os.path.join(dirpath, name)
+            out[p] = os.readlink(p) if os.path.islink(p) else Path(p).read_bytes()
+    return out
+
+
+def _environ_secrets() -> list[str]:
+    """Entries of this process's own /proc/self/environ long enough to be recognised in an output."""
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            data = f.read()
+    except OSError:
+        return []
+    return [e for e in data.decode("utf-8", "replace").split("\0") if len(e) >= 24 and "=" in e][:40]
+
+
+def check_repo(data: bytes, folder: Path) -> None:
+    """The rule of docs/security.md on a random repository: nothing outside it read through a walk or a config,
+    no file of /proc, /sys, /dev read, no secret printed, nothing outside written (nor through a link), every
+    command ends with graphlsp's own answer."""
+    from tests import fuzz_models as fm
+
+    spec = json.loads(data)
+    outer = folder / "repo-fuzz"
+    base = folder.parent
+    repo = _build_repo(spec, outer, base)
+    cache = os.environ.get("XDG_CACHE_HOME", "")
+    if not _REPO_AUDIT.get("installed"):
+        sys.addaudithook(_repo_hook)
+        _REPO_AUDIT["installed"] = True
+    secrets = [OUTER_SECRET, INREPO_SECRET, "root:x:0:0:root", *_environ_secrets()]
+    before = _outside_files(outer, repo)
+    repo_real = os.path.realpath(repo) + os.sep
+    outer_real = os.path.realpath(outer) + os.sep
+    cwd = os.getcwd()
+    for argv in spec["commands"]:
+        named = tuple(os.path.realpath(repo / a) for a in argv[1:] if not a.startswith("-"))
+        _REPO_AUDIT["events"] = []
+        os.chdir(repo)
+        _REPO_AUDIT["on"] = True
+        try:
+            code, out, err = fm.run_cli(argv)
+        finally:
+            _REPO_AUDIT["on"] = False
+            os.chdir(cwd)
+        what = " ".join(argv)
+        assert "internal error" not in err and "Traceback" not in err, f"{what}: {err[-2000:]}"
+        assert code <= 2, f"{what}: exit {code}"
+        for s in secrets:
+            assert s not in out and s not in err, f"{what}: printed a secret ({s[:30]}...): {(out + err)[-1500:]}"
+        for kind, real, link, raw in _REPO_AUDIT["events"]:
+            special = real.startswith(("/sys/", "/dev/zero")) or (real.startswith("/proc/") and real.endswith("/environ"))
+            assert not special, f"{what}: opened {raw} ({real})"
+            if kind == "read":
+                outside = (real + os.sep).startswith(outer_real) and not (real + os.sep).startswith(repo_real)
+                asked = any(real == n or real.startswith(n + os.sep) for n in named)  # a named file, a named folder
+                assert not outside or asked, f"{what}: read {raw} ({real}), outside the repository"
+            else:
+                inside = (real + os.sep).startswith(repo_real) or (cache and real.startswith(os.path.realpath(cache)))
+                assert inside, f"{what}: wrote {raw} ({real}), outside the repository"
+                assert not link, f"{what}: wrote through the link {raw}"
+        assert _outside_files(outer, repo) == before, f"{what}: changed a file outside the repository"

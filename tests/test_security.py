@@ -412,3 +412,15 @@ def test_the_docs_say_how_to_run_it_safely() -> None:
         assert needle in text, needle
     readme = (ROOT / "editors" / "vscode" / "README.md").read_text()
     assert '["-P", "-m", "graphlsp.cli", "serve"]' in readme
+
+
+def test_a_cached_result_shows_nothing_of_a_file_that_is_no_model(tmp_path: Path) -> None:
+    """The second `check` reads its findings from the cache: its excerpt of a file that is no model is as empty as
+    the first's, and the same bytes as a model and as an op library are two different checks."""
+    home, repo = _outside(tmp_path)
+    (repo / "bert.onnxtxt").write_text(f"TOKEN={SECRETS[3]}\n")
+    (repo / "m.onnxop").write_text(f"TOKEN={SECRETS[3]}\n")
+    runs = [_run(["check", "-j", "1", "."], repo, home) for _ in range(2)]
+    _no_secret(*(r.stdout + r.stderr for r in runs))
+    assert runs[0].stdout == runs[1].stdout
+    assert "bert.onnxtxt:1:1: error: GL105 this file is not a model" in runs[1].stdout, runs[1].stdout

@@ -286,13 +286,16 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
 
 
 # ---- cache
-def _cache_key(data: bytes, settings: Settings) -> str:
+def _cache_key(data: bytes, settings: Settings, path: str = "") -> str:
     import hashlib  # 2 ms of imports: not for a check without the cache
 
     from graphlsp.files import cache_salt
 
     h = hashlib.sha256(cache_salt())  # a repository's planted entries never match
     h.update(data)
+    # what the bytes are read as: a model, an op library or a binary (the same bytes as m.onnxop and m.onnxtxt
+    # are two different checks)
+    h.update(b"\0binary" if path.endswith(".onnx") else b"\0library" if is_library(path) else b"\0text")
     h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}\0{_runtime_stamp(bool(settings.targets))}".encode())
     return h.hexdigest()
 
@@ -330,17 +333,19 @@ def _load_cached(path: str, settings: Settings, folder: int | None) -> FileResul
     import json
 
     from graphlsp.files import read_at
-    from graphlsp.source import decode
+    from graphlsp.source import decode, not_model_problem
 
     if folder is None:
         return None
     try:
         data = read_regular(path)
-        entry = json.loads(read_at(folder, f"{_cache_key(data, settings)}.json"))
+        entry = json.loads(read_at(folder, f"{_cache_key(data, settings, path)}.json"))
         diags = [Diagnostic(**{**d, "file": path}) for d in entry["diagnostics"]]
     except (OSError, ValueError, TypeError, KeyError):
         return None
-    text = "" if path.endswith(".onnx") else decode(data)[0]
+    # the text `check` shows excerpts of: none of a binary, nor of a file that is not a model (source.read_source)
+    unread = path.endswith(".onnx") or not_model_problem(data, is_library(path)) is not None
+    text = "" if unread else decode(data)[0]
     return FileResult(path, diags, text, path.endswith(".onnx"), cached=True)
 
 
@@ -355,7 +360,8 @@ def _store(result: FileResult, settings: Settings, folder: int) -> None:
         data = read_regular(result.path)
         write_file(".gitignore", b"*\n", dir_fd=folder)
         payload = [{k: getattr(d, k) for k in Diagnostic.__slots__} for d in result.diagnostics]  # type: ignore[attr-defined]
-        write_file(f"{_cache_key(data, settings)}.json", json.dumps({"diagnostics": payload}).encode(), dir_fd=folder)
+        entry = json.dumps({"diagnostics": payload}).encode()
+        write_file(f"{_cache_key(data, settings, result.path)}.json", entry, dir_fd=folder)
     except (OSError, ValueError):
         pass  # a read-only tree: no cache, same results
 
