@@ -298,10 +298,11 @@ def _stamp(key: str) -> tuple[int, int]:
 
 
 def _disk_text(key: str) -> str | None:
+    from graphlsp.files import read_regular
+
     try:
-        with open(key, "rb") as f:
-            return f.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_regular(key).decode("utf-8")  # never a FIFO that blocks, nor a file of /proc
+    except (OSError, UnicodeDecodeError, ValueError):
         return None
 
 
