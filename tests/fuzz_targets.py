@@ -792,7 +792,8 @@ def make_repo(c: Any) -> bytes:
         elif kind == "link-in":  # to a file that may be named (a chain to /etc/passwd would be read as named)
             target = c.choice([e["path"] for e in entries if e["target"] not in ("@base/secret.bin", "/etc/passwd")
                                and e["kind"] != "link-in"] or ["./x"])  # fmt: skip
-        entries.append({"path": path, "kind": kind, "target": target})
+        if all(e["path"] != path for e in entries):  # the first of a name is the one built
+            entries.append({"path": path, "kind": kind, "target": target})
     config = ""
     if c.choice([True, True, False]):
         libs = [c.choice(["@outer/secret.env", "/proc/self/environ", "/etc/pass*", "../outer.onnxop", "up/secret.env",

@@ -89,11 +89,12 @@ def test_long_run_reports_inputs_per_target_and_failures(capsys: Any, tmp_path: 
     fm.long_run(20.0, tmp_path / "out", seed=1, lsp_share=0.2)
     out = capsys.readouterr().out
     m = re.search(r"inputs in 20 s \(text (\d+), binary (\d+), proto (\d+), oplib (\d+), config (\d+), cli (\d+), "
-                  r"view (\d+) inputs, lsp (\d+) documents \((\d+) steps\)\), (\d+) distinct failures", out)  # fmt: skip
+                  r"view (\d+), repo (\d+) inputs, lsp (\d+) documents \((\d+) steps\)\), (\d+) distinct failures",
+                  out)  # fmt: skip
     assert m is not None, out
     assert all(int(n) > 0 for n in m.groups()[:-1]), out
     failures = re.findall(r"^== (.*)$", out, re.M)
-    assert len(failures) == int(m[10])
+    assert len(failures) == int(m[11])
     unexplained = [f for f in failures if not any(re.search(p, f) for p in OPEN_ELSEWHERE)]
     assert not unexplained, out
 
@@ -178,3 +179,34 @@ def test_the_server_target_reads_the_servers_stderr() -> None:
         assert any("injected by GRAPHLSP_TEST_CRASH_MARKER" in line for line in target.stderr)
     finally:
         target.close()
+
+
+def test_the_repo_target_holds_on_random_repositories_and_catches_a_write_through_a_link(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The `repo` target (docs/security.md's rule on random repositories) passes on a few of them, and fails when
+    an output is written the naive way, through the link a repository planted at its name."""
+    import json
+    import random
+
+    import pytest
+
+    from graphlsp import files
+    from tests import fuzz_targets as ft
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    chooser = fm.RandomChooser(random.Random(7))
+    for _ in range(6):
+        ft.check_repo(ft.make_repo(chooser), tmp_path)
+    spec = {"folders": ["."], "entries": [{"path": "./m.onnxtxt", "kind": "model", "target": ""}], "config": "",
+            "config_name": "graphlsp.toml", "cache": "none", "planted": ["m.graph.html"],
+            "commands": [["graph", "./m.onnxtxt"]]}  # fmt: skip
+    ft.check_repo(json.dumps(spec).encode(), tmp_path)
+
+    def naive(path: str, data: bytes, keep_mode: bool = False, sync: bool = False, dir_fd: int | None = None) -> None:
+        with open(path, "wb") as f:
+            f.write(data)
+
+    monkeypatch.setattr(files, "write_file", naive)
+    with pytest.raises(AssertionError, match="outside the repository|through the link"):
+        ft.check_repo(json.dumps(spec).encode(), tmp_path)
