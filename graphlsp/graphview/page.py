@@ -7,7 +7,6 @@ With data the page draws that graph as it loads (`graphlsp graph`); without, it 
 from __future__ import annotations
 
 import json
-import os
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -72,8 +71,12 @@ def page(graph: dict[str, Any] | None) -> str:
     # every "<" of the JSON is inside a string, where \u003c says the same: nothing in it can end the element
     data = "" if graph is None else json.dumps(graph, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
     title = _html_text(str(graph.get("title") or "graph")) if graph is not None else "graph"
-    # a Content-Security-Policy: only the page's own two scripts run (their nonce is new for every page), nothing
-    # is fetched; names are escaped already, the policy keeps it so should one ever slip through
-    nonce = os.urandom(18).hex()
+    # a Content-Security-Policy: only the page's own two scripts run, nothing is fetched; names are escaped already,
+    # the policy keeps it so should one ever slip through. The nonce is a hash of what the page shows: the same
+    # model gives the same page (the CLI's and the editor's are compared), and a name that planted a script with
+    # a nonce would have to contain the hash of itself
+    from graphlsp.files import digest
+
+    nonce = digest(f"{title}\0{data}".encode()).hexdigest()[:40]
     return TEMPLATE.format(title=title, css=_asset("page.css"), data=data, elk=_script(_asset("elk.js")),
                            page=_script(_asset("page.js")), nonce=nonce, policy=POLICY.format(nonce=nonce))  # fmt: skip

@@ -234,3 +234,22 @@ markup (float[2] x) => (float[2] "<!--y-->") {
     tab.page.fill("#search", "a&b</b>")
     assert tab.page.locator("#results .hit").count() == 1
     assert tab.errors == []
+
+
+def test_the_page_draws_under_its_content_security_policy(browser: Any, tmp_path: Path) -> None:
+    """The policy (only the page's own scripts, by their nonce; nothing fetched) leaves the page whole: it draws
+    with no error and no policy violation on the console (docs/security.md)."""
+    out = tmp_path / "mlp.graph.html"
+    r = subprocess.run([sys.executable, "-m", "graphlsp", "graph", str(ROOT / "examples" / "mlp.onnxtxt"), "-o", str(out)],
+                       capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    tab = Page(browser, bypass_csp=False)
+    try:
+        tab.page.goto(out.resolve().as_uri())
+        tab.page.wait_for_selector("body[data-graphlsp-status]", state="attached", timeout=60_000)
+        tab.page.wait_for_selector("#layer g", state="attached", timeout=60_000)
+        status = tab.status()
+        assert status is not None and "error" not in status, status
+        assert not tab.errors, tab.errors
+    finally:
+        tab.close()
