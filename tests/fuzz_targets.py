@@ -811,13 +811,13 @@ def make_repo(c: Any) -> bytes:
     commands: list[list[str]] = []
     for _ in range(c.integer(1, 3)):
         which = c.choice(["check-dot", "check-dot", "check-named", "graph", "fold", "convert", "fix"])
-        model = c.choice(models or ["./m.onnxtxt"])
+        model = c.choice(models or ["./absent.onnxtxt"])
         planted = c.choice(["out.onnx", "out.onnxtxt", "m.graph.html", "m.folded.onnx", "m.onnxtxt.tmp"])
         if which == "check-dot":
             commands.append(["check", "-j", "1", *c.choice([[], ["--no-cache"]]), "--format",
                              c.choice(["text", "json", "sarif", "github", "concise"]), "."])  # fmt: skip
         elif which == "check-named":
-            named = [e["path"] for e in nameable][: c.integer(1, 4)] or ["./m.onnxtxt"]
+            named = [e["path"] for e in nameable][: c.integer(1, 4)] or ["./absent.onnxtxt"]
             commands.append(["check", "-j", "1", "--no-cache", *named])
         elif which == "graph":
             commands.append(["graph", model])
