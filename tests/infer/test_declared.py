@@ -1,0 +1,106 @@
+"""GL315 on symbolic declarations, judged symbolically (infer/declared.py): on ultralytics exports with onnxslim's
+`value_info` (an expression for every intermediate) the stage is a small share of the check, and every finding is
+confirmed by onnxruntime at the sizes it names."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from graphlsp.infer import dims as d
+from graphlsp.infer.conditions import Condition
+from graphlsp.infer.declared import judge, value_at
+from tests.conftest import ROOT
+from tests.infer import declaration_oracle
+
+YOLO = ROOT / "corpus" / "ultralytics"
+
+
+def _analysis(path: Path):  # type: ignore[no-untyped-def]
+    from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.read import read_model
+
+    model, found = read_model(path)
+    return ModelAnalysis(model, found)
+
+
+@pytest.mark.parametrize("name", ["yolov8n.onnx", "yolo11n-seg.onnx"])
+def test_declaration_stage_is_under_5_percent_of_the_check(name: str) -> None:
+    """onnxslim declares every intermediate of a YOLO with a symbolic expression (315-478 pairs, 16-22 distinct):
+    judging them takes under 5% of the whole check (it took 97% of a nudenet YOLOv8n, trying sizes one by one)."""
+    from graphlsp.infer.contracts import declaration_findings
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.runner import lint_binary
+
+    path = YOLO / name
+    lint_binary(str(path), Settings())  # imports and op tables warm, as in a process that checks one model
+    t0 = time.perf_counter()
+    lint_binary(str(path), Settings())
+    check = time.perf_counter() - t0
+    refiner = _analysis(path).refiner
+    assert sum(len(p) for _, p in refiner.declared_conditions.values()) >= 300
+    stage = []
+    for _ in range(3):
+        judge.cache_clear()
+        t0 = time.perf_counter()
+        declaration_findings(refiner)
+        stage.append(time.perf_counter() - t0)
+    assert min(stage) < 0.05 * check, (min(stage), check)
+
+
+def test_pairs_are_judged_once_without_substituting_sizes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each distinct pair of expressions is judged once, with no size substituted into an expression per trial."""
+    from graphlsp.infer import contracts
+
+    refiner = _analysis(YOLO / "yolov8n.onnx").refiner
+    calls = {"replace": 0}
+    real = d.replace
+
+    def counted(x: d.Dim, target: d.Expr, value: d.Dim) -> d.Dim:
+        calls["replace"] += 1
+        return real(x, target, value)
+
+    monkeypatch.setattr(d, "replace", counted)
+    judge.cache_clear()
+    contracts.declaration_findings(refiner)
+    distinct = {(ours, theirs) for _, pairs in refiner.declared_conditions.values() for _, ours, theirs in pairs}
+    assert judge.cache_info().misses <= len(distinct) < 30
+    assert calls["replace"] < 3000  # the size-by-size judgement made 956,120 on a YOLOv8n
+
+
+@pytest.mark.parametrize("name", ["yolo11n.onnx", "yolo11n-seg.onnx"])
+def test_every_declaration_finding_is_confirmed_by_onnxruntime(name: str) -> None:
+    """YOLO11's attention: onnxslim declares h/32 + w/32 - 1 where the MatMul computes (h/32)*(w/32); at the sizes the
+    message names, onnxruntime computes the value with the inferred dim, not the declared one."""
+    pytest.importorskip("onnxruntime")
+    found = declaration_oracle.findings(YOLO / name)
+    assert len(found) >= 8
+    for value, dim, sizes, declared, node in found:
+        assert declaration_oracle.confirmed(YOLO / name, value, dim, sizes, declared, node), value
+
+
+def test_one_symbol_witness_is_the_least_size_where_the_model_runs() -> None:
+    h = d.symbol("height")
+    ours = d.mul(2, d.floordiv(d.add(h, 31), 32))  # the upsampled branch
+    skip = d.floordiv(d.add(h, 15), 16)
+    runs = (Condition(ours, skip),)  # the Concat's requirement: height % 32 in {0, 17..31}
+    assert judge(ours, h, runs) == (("height", 17),)
+    assert judge(ours, skip, runs) is None  # declared as the skip branch: equal wherever the Concat holds
+    assert judge(ours, skip, ()) == (("height", 1),)
+
+
+def test_requirements_rewrite_products_of_several_symbols() -> None:
+    """nudenet's YOLOv8n declares floor((h+7)/8)*floor((w+7)/8) where inference gives 16*floor((h+31)/32)*...:
+    equal wherever both Concats hold, so no size is tried."""
+    h, w = d.symbol("height"), d.symbol("width")
+    f8 = [d.floordiv(d.add(x, 7), 8) for x in (h, w)]
+    f32 = [d.mul(4, d.floordiv(d.add(x, 31), 32)) for x in (h, w)]
+    related = tuple(Condition(a, b) for a, b in zip(f32, f8, strict=True))
+    assert judge(d.mul(f32[0], f32[1]), d.mul(f8[0], f8[1]), related) is None
+    found = judge(d.mul(f32[0], f32[1]), d.add(f8[0], f8[1]), related)
+    assert found is not None
+    sizes = dict(found)
+    assert value_at(d.mul(f32[0], f32[1]), sizes) != value_at(d.add(f8[0], f8[1]), sizes)
+    assert all(value_at(a, sizes) == value_at(b, sizes) for a, b in zip(f32, f8, strict=True))
