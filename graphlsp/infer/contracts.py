@@ -19,7 +19,7 @@ from graphlsp.graph.core import Model, Node, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution, reduced, solve
-from graphlsp.infer.declared import judge, value_at
+from graphlsp.infer.declared import judge, stated_relations, value_at, with_relations
 from graphlsp.infer.refiner import ShapeRefiner
 
 SHAPE_CONDITION = "GL320"
@@ -147,8 +147,9 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
         return []
     if symbols is None:
         symbols = input_symbols(refiner.model)
+    relations = stated_relations(refiner.model, refiner.values)  # total = past + sequence, for every caller
     requirements = [(c, c.symbols()) for c in dict.fromkeys(
-        c for conds in refiner.conditions.values() for c in map(reduced, conds))]
+        _related(c, relations) for conds in refiner.conditions.values() for c in map(reduced, conds))]
     verdicts: dict[tuple[d.Dim, d.Dim], tuple[tuple[str, int], ...] | None] = {}  # a pair is judged once
     out: list[Finding] = []
     for value, (info, pairs) in refiner.declared_conditions.items():
@@ -156,14 +157,16 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
             if (ours, theirs) in verdicts:
                 found = verdicts[ours, theirs]
             else:
-                names = Condition(ours, theirs).symbols()
+                a, b = with_relations(ours, relations), with_relations(theirs, relations)
+                names = Condition(a, b).symbols()
                 found = None
                 if names and names <= symbols.keys():
-                    found = judge(ours, theirs, tuple(c for c, cs in requirements if cs and cs <= names))
+                    found = judge(a, b, tuple(c for c, cs in requirements if cs and cs <= names))
                 verdicts[ours, theirs] = found
             if found is None:
                 continue
             sizes = dict(found)
+            sizes.update({n: v for n, x in relations.items() if (v := value_at(x, sizes)) is not None})
             at = ", ".join(f"{n}={v}" for n, v in sizes.items())
             producer = value.producer
             op = producer.qualified_op if producer is not None else "inference"
@@ -175,6 +178,13 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
                 "warning", node=producer, detail=f"output {value.name}"))  # fmt: skip
             break
     return out
+
+
+def _related(cond: Condition, relations: dict[str, d.Dim]) -> Condition:
+    if not relations:
+        return cond
+    return Condition(with_relations(cond.a, relations), with_relations(cond.b, relations), cond.broadcast,
+                     cond.at_most)  # fmt: skip
 
 
 def condition_findings(refiner: ShapeRefiner) -> list[Finding]:

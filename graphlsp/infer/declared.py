@@ -15,10 +15,13 @@ differs nowhere there is not reported. A pair is judged once per model, however 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from itertools import product
 from math import gcd
+from typing import Any
 
+from graphlsp.graph.core import Model, Value
 from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution, solve
 from graphlsp.infer.dims import Atom, Dim, Expr
@@ -190,3 +193,41 @@ def _several(cond: Condition, names: tuple[str, ...], related: tuple[Condition, 
         if _holds(cond, sizes) is False and all(_holds(rel, sizes) is not False for rel in joint):
             return tuple(sizes.items())
     return None
+
+
+def stated_relations(model: Model, values: Mapping[Value, Any]) -> dict[str, Dim]:
+    """Input dim symbols the model states as sums of others, which every caller's sizes satisfy: an attention with
+    a KV cache reads `total_sequence_length` as the past plus the new tokens (onnxruntime's GroupQueryAttention takes
+    the total as an input, `attention_mask`'s length in the GenAI builder's models: T = P + S, with P the past key's
+    dim 2 and S the query's dim 1). `values`: the refiner's inferred values (their `type` and `sv`)."""
+    out: dict[str, Dim] = {}
+    graph = model.graph
+    if graph is None:
+        return out
+    for node in graph.nodes:
+        if node.op_type != "GroupQueryAttention" or node.domain != "com.microsoft" or len(node.inputs) < 7:
+            continue
+        query, past, total = (values.get(v) if v is not None else None for v in (node.inputs[i] for i in (0, 3, 6)))
+        s, p = _dim_of(query, 1), _dim_of(past, 2)
+        t = total.sv[0] if total is not None and total.sv is not None and len(total.sv) == 1 else None
+        atom = _lone_atom(t)
+        if s is None or p is None or atom is None or atom.kind != "sym":
+            continue
+        if atom.name in out or atom.name in s.symbols() | p.symbols():
+            continue
+        out[atom.name] = d.add(p, s)
+    return out
+
+
+def _dim_of(x: Any, i: int) -> Expr | None:
+    shape = getattr(getattr(x, "type", None), "shape", None)
+    dim = shape[i] if shape is not None and len(shape) > i else None
+    return dim if isinstance(dim, Expr) else None
+
+
+def with_relations(x: Dim, relations: Mapping[str, Dim]) -> Dim:
+    """x with each related symbol replaced by what the model states it is."""
+    for name, value in relations.items():
+        if isinstance(x, Expr) and name in x.symbols():
+            x = d.replace(x, d.symbol(name), value)
+    return x

@@ -104,3 +104,50 @@ def test_requirements_rewrite_products_of_several_symbols() -> None:
     sizes = dict(found)
     assert value_at(d.mul(f32[0], f32[1]), sizes) != value_at(d.add(f8[0], f8[1]), sizes)
     assert all(value_at(a, sizes) == value_at(b, sizes) for a, b in zip(f32, f8, strict=True))
+
+
+def _genai(tmp_path: Path, present_dim: str | None = None) -> Path:
+    """The GenAI builder's llama with `attention_mask` declared [1, total_sequence_length], as its releases write
+    it (and `present.*.key` dim 2 renamed, when asked)."""
+    import onnx
+
+    model = onnx.load(str(ROOT / "corpus" / "models" / "genai_llama_int4.onnx"))
+    (mask,) = [i for i in model.graph.input if i.name == "attention_mask"]
+    mask.type.tensor_type.shape.dim[1].dim_param = "total_sequence_length"
+    if present_dim is not None:
+        for o in model.graph.output:
+            if o.name.startswith("present."):
+                o.type.tensor_type.shape.dim[2].dim_param = present_dim
+    path = tmp_path / "genai.onnx"
+    onnx.save(model, str(path))
+    return path
+
+
+def _gl315_present(path: Path) -> list[str]:
+    from graphlsp.lint.config import Settings
+    from graphlsp.lint.runner import lint_binary
+
+    return [x.message for x in lint_binary(str(path), Settings()) if x.code == "GL315" and "'present." in x.message]
+
+
+def test_no_witness_a_caller_cannot_make(tmp_path: Path) -> None:
+    """present.0.key is declared [.., total_sequence_length, ..] and GroupQueryAttention gives max(past, total):
+    they differ only where total < past, which no caller feeds (total = past + sequence)."""
+    pytest.importorskip("onnxruntime")
+    path = _genai(tmp_path)
+    assert _gl315_present(path) == []
+    found = declaration_oracle.confirmed(path, "present.0.key", 2, {"past_sequence_length": 3, "sequence_length": 2,
+                                         "total_sequence_length": 5}, 5, "")  # fmt: skip
+    assert not found  # onnxruntime gives it the declared length
+
+
+def test_a_witness_respects_total_is_past_plus_sequence(tmp_path: Path) -> None:
+    """Declared as the past alone, present.0.key is wrong at every size: the witness names a total that is the past
+    plus the sequence, and onnxruntime there gives the value another length than declared."""
+    pytest.importorskip("onnxruntime")
+    path = _genai(tmp_path, "past_sequence_length")
+    found = [f for f in declaration_oracle.findings(path) if f[0] == "present.0.key"]
+    assert found, _gl315_present(path)
+    value, dim, sizes, declared, node = found[0]
+    assert sizes["total_sequence_length"] == sizes["past_sequence_length"] + sizes["sequence_length"]
+    assert declaration_oracle.confirmed(path, value, dim, sizes, declared, node)
