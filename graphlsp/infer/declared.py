@@ -22,6 +22,7 @@ from math import gcd
 from typing import Any
 
 from graphlsp.graph.core import Model, Value
+from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution, solve
 from graphlsp.infer.dims import Atom, Dim, Expr
@@ -231,3 +232,38 @@ def with_relations(x: Dim, relations: Mapping[str, Dim]) -> Dim:
         if isinstance(x, Expr) and name in x.symbols():
             x = d.replace(x, d.symbol(name), value)
     return x
+
+
+SHOWN = 3  # contradicted annotations named in the one finding
+
+
+def contradicted_annotations(findings: list[Finding], model: Model) -> list[Finding]:
+    """The GL315 findings about the main graph's `value_info` entries (an exporter's annotations, which runtimes
+    recompute), not about its outputs (its interface)."""
+    graph = model.graph
+    if graph is None:
+        return []
+    outputs = {v.name for v in graph.outputs}
+    return [f for f in findings if f.code == "GL315" and f.detail.startswith("output ")
+            and (name := f.detail[7:]) in graph.value_infos and name not in outputs]  # fmt: skip
+
+
+def grouped_annotations(findings: list[Finding], model: Model) -> list[Finding]:
+    """`findings` with those about contradicted `value_info` entries said once, on the first: how many values,
+    the first few, and the fix (`check --fix` removes the entries)."""
+    wrong = contradicted_annotations(findings, model)
+    if not wrong:
+        return findings
+    first = wrong[0]
+    names = list(dict.fromkeys(f.detail[7:] for f in wrong))
+    others = ", ".join(f"'{n}'" for n in names[1:SHOWN])
+    more = f" and {len(names) - SHOWN} more" if len(names) > SHOWN else ""
+    also = f"; also {others}{more}" if others else ""
+    count = f"{len(names)} value_info entries contradict" if len(names) > 1 else "a value_info entry contradicts"
+    them = "them" if len(names) > 1 else "it"
+    message = (f"{count} inference (exporter annotations, which runtimes recompute): {first.message}{also}. "
+               f"`check --fix` removes {them}")
+    one = Finding(first.code, message, first.start, first.end, first.severity, first.related, first.kind,
+                  first.node, first.detail, first.value)  # fmt: skip
+    drop = set(map(id, wrong))
+    return [one if f is first else f for f in findings if f is first or id(f) not in drop]

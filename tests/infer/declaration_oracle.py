@@ -17,16 +17,18 @@ WITNESS = re.compile(r"'(?P<value>[^']+)' is declared with dim (?P<dim>\d+) = (?
 
 def findings(path: Path) -> list[tuple[str, int, dict[str, int], int, str]]:
     """(value, dim, witness sizes, declared size there, producer) of each GL315 with a witness."""
-    from graphlsp.lint.config import Settings
-    from graphlsp.lint.runner import lint_binary
+    from graphlsp.analysis import ModelAnalysis
+    from graphlsp.binary.read import read_model
+    from graphlsp.infer.contracts import declaration_findings
 
+    model, loaded = read_model(path)
     out = []
-    for f in lint_binary(str(path), Settings()):
-        m = WITNESS.search(f.message) if f.code == "GL315" else None
+    for f in declaration_findings(ModelAnalysis(model, loaded).refiner):  # every value (`check` says them as one)
+        m = WITNESS.search(f.message)
         if m is None:
             continue
         sizes = {k: int(v) for k, v in (kv.split("=") for kv in m.group("at").split(", "))}
-        node = f.node or ""
+        node = f.node.name if f.node is not None else ""
         out.append((m.group("value"), int(m.group("dim")), sizes, int(m.group("theirs")), node))
     return out
 
