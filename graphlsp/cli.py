@@ -40,7 +40,8 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     name = args.stdin_filename or "-"
     try:
-        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]))
+        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]),
+                                 user=args.config is not None)  # `--config`: the user's own file
     except ConfigError as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -183,31 +184,16 @@ def _without_hints(
 
 
 def _replace(path: str, data: bytes) -> bool:
-    """Write a file atomically: a temporary file in the same folder, then renamed over it (an interrupted
-    `--fix` leaves the old file or the new one, never half of one). The file keeps its permission bits.
-    False (and the error said) when it cannot be written."""
-    import contextlib
-    import stat
-    import tempfile
+    """Write a fixed model atomically (files.write_file: a temporary file in the same folder, then renamed over
+    it; an interrupted `--fix` leaves the old file or the new one, never half of one). The file keeps its
+    permission bits. False (and the error said) when it cannot be written."""
+    from graphlsp.files import write_file
 
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = ""
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as e:
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        if not isinstance(e, OSError):
-            raise
-        print(f"graphlsp: error: {path}: cannot write the fixed model: {e.strerror or e}", file=sys.stderr)
+        write_file(path, data, keep_mode=True, sync=True)
+    except (OSError, ValueError) as e:
+        print(f"graphlsp: error: {path}: cannot write the fixed model: {getattr(e, 'strerror', None) or e}",
+              file=sys.stderr)  # fmt: skip
         return False
     return True
 
@@ -243,9 +229,10 @@ def _output_problem(output: str, inputs: str) -> str | None:
 
 def _write_output(output: str, data: bytes) -> str | None:
     """Write a command's output file; why it could not be written, or None."""
+    from graphlsp.files import write_file
+
     try:
-        with open(output, "wb") as f:
-            f.write(data)
+        write_file(output, data)  # a link planted at the output's name is replaced, never written through
     except (OSError, ValueError) as e:
         return f"cannot be written: {getattr(e, 'strerror', None) or e}"
     return None
@@ -548,7 +535,10 @@ def _graph(args: argparse.Namespace) -> int:
     if out == "-":
         sys.stdout.write(text)
         return EXIT_CLEAN
-    Path(out).write_text(text, encoding="utf-8")
+    problem = _output_problem(out, args.file) or _write_output(out, text.encode("utf-8"))
+    if problem is not None:
+        print(f"graphlsp: error: {out}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"{args.file}: wrote {out}", file=sys.stderr)
     return EXIT_CLEAN
 
@@ -682,5 +672,15 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def drop_working_directory() -> None:
+    """`python -m graphlsp` put the working directory first on sys.path: taken off again, so that a repository
+    being checked that ships `lark.py` or `onnxruntime/` never has it imported (modules are imported lazily, long
+    after this). `python -P -m graphlsp` (docs/security.md) keeps it off from the start, graphlsp's own modules
+    included."""
+    if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
+
+
 if __name__ == "__main__":
+    drop_working_directory()
     sys.exit(main())

@@ -117,7 +117,7 @@ def fold_binary(path: str, output: str, cap: int) -> tuple[int, int, int]:
 
     data, r, _ = fold_file(path, cap)
     if r.folded:
-        tmp = output + ".tmp"
-        Path(tmp).write_bytes(data)
-        os.replace(tmp, output)
+        from graphlsp.files import write_file
+
+        write_file(output, data)  # a link planted at `output` is replaced, never written through
     return r.folded, r.constants, r.removed
