@@ -54,9 +54,14 @@ def _check(args: argparse.Namespace) -> int:
             ignore = [c for c in args.ignore.split(",") if c]
             check_rules(ignore, "--ignore")
             settings.ignore += ignore
-        settings.sizes = settings.sizes.merged(_sizes(args))
+        given = _sizes(args)
+        settings.sizes = settings.sizes.merged(given)
         if args.target:
-            settings.targets = validate_targets([t for x in args.target for t in x.split(",") if t], "--target")
+            named = [t for x in args.target for t in x.split(",") if t.strip()]
+            if not named:
+                raise ConfigError("--target: no target given; name one (onnxruntime:cpu), or turn the kernel check "
+                                  "off with --ignore GL7")  # fmt: skip
+            settings.targets = validate_targets(named, "--target", key="")
     except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -82,6 +87,11 @@ def _check(args: argparse.Namespace) -> int:
         tty = sys.stderr.isatty()
         results = check_files(files, settings, fix=fix, jobs=args.jobs, cache=not args.no_cache,
                               progress=tty and len(files) > 20, unsafe=args.unsafe_fixes)  # fmt: skip
+    refused = _refused_sizes(results, given, settings)
+    for message in refused:  # sizes the models contradict: nothing is reported (nor fixed) at sizes they refuse
+        print(f"graphlsp: error: {message}", file=sys.stderr)
+    if refused:
+        return EXIT_USAGE
     echo = stdin and args.fix and not args.diff
     report = sys.stderr if echo else sys.stdout
     diagnostics = []
@@ -160,6 +170,33 @@ def _check(args: argparse.Namespace) -> int:
         return status
     failing = {"error", "warning"} if args.strict else {"error"}
     return EXIT_ERRORS if any(d.severity in failing for d in diagnostics) else EXIT_CLEAN
+
+
+def _size_option(kind: str, name: str, given: InputSizes, source: str) -> str:
+    """The option or setting that gave a size: `--dim batch=8`, or the config file's `dims` entry."""
+    if kind == "dim":
+        dims = given.dim_map()
+        return f"--dim {name}={dims[name]}" if name in dims else f"{source}: dims: {name}"
+    shapes = given.shape_map()
+    if name in shapes:
+        return f"--input-shape {name}={'x'.join(map(str, shapes[name]))}"
+    return f"{source}: input-shapes: {name}"
+
+
+def _refused_sizes(results: list[Any], given: InputSizes, settings: Settings) -> list[str]:
+    """Usage errors for the sizes the checked models contradict: a name is unknown when no model has it (a folder's
+    models differ), a size that contradicts a model's input is an error on that model."""
+    models = [r for r in results if not r.error and not r.path.lower().endswith(".onnxop")]
+    out: list[str] = []
+    unknown: dict[tuple[str, str], str] = {}
+    for k, r in enumerate(models):
+        mine = {(p.kind, p.name): p.message for p in r.size_problems if p.unknown}
+        unknown = mine if k == 0 else {key: m for key, m in unknown.items() if key in mine}
+        for p in r.size_problems:
+            if not p.unknown:
+                where = f"{r.path}: " if len(models) > 1 else ""
+                out.append(f"{where}{_size_option(p.kind, p.name, given, settings.source)}: {p.message}")
+    return [f"{_size_option(kind, name, given, settings.source)}: {m}" for (kind, name), m in unknown.items()] + out
 
 
 def _without_hints(
@@ -384,7 +421,8 @@ def _shapes(args: argparse.Namespace) -> int:
 
     try:
         settings = load_settings(args.file)  # the project's op libraries: their ops' shapes
-        sizes = settings.sizes.merged(_sizes(args))
+        given = _sizes(args)
+        sizes = settings.sizes.merged(given)
     except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -399,6 +437,8 @@ def _shapes(args: argparse.Namespace) -> int:
         except Exception as e:  # protobuf's DecodeError and friends
             print(f"graphlsp: error: {args.file}: cannot load binary ONNX model: {e}", file=sys.stderr)
             return EXIT_ERRORS
+        if _shapes_refused(model, sizes, given, settings):
+            return EXIT_USAGE
         binary = ModelAnalysis(model, [], sizes=sizes)
         shapes = value_shapes(model, binary.refiner)
         requirements = input_requirements(binary.refiner)
@@ -410,6 +450,8 @@ def _shapes(args: argparse.Namespace) -> int:
             print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
         a = Analysis(source.text, sizes=sizes)
+        if _shapes_refused(a.model, sizes, given, settings):
+            return EXIT_USAGE
         shapes = value_shapes(a.model, a.refiner, a.doc.lines.position)
         requirements = input_requirements(a.refiner)
         failed = any(p.code.startswith("GL1") for p in a.doc.problems)
@@ -430,6 +472,16 @@ def _shapes(args: argparse.Namespace) -> int:
             at = f" '{c['node']}'" if c["node"] else ""
             print(f"  {c['input']} dim {c['dim']} ({c['symbol']}): {c['requires']} ({c['op']}{at})")
     return EXIT_ERRORS if failed else EXIT_CLEAN
+
+
+def _shapes_refused(model: Any, sizes: InputSizes, given: InputSizes, settings: Settings) -> bool:
+    """Say which given sizes the model contradicts (usage errors); True when there are any."""
+    from graphlsp.infer.sizes import size_problems
+
+    problems = size_problems(model, sizes)
+    for p in problems:
+        print(f"graphlsp: error: {_size_option(p.kind, p.name, given, settings.source)}: {p.message}", file=sys.stderr)
+    return bool(problems)
 
 
 def _fold(args: argparse.Namespace) -> int:

@@ -277,9 +277,9 @@ def _validate(raw: dict[str, Any], source: str, root: str | None = None) -> Sett
     return s
 
 
-def validate_targets(value: Any, source: str) -> list[str]:
+def validate_targets(value: Any, source: str, key: str = "targets: ") -> list[str]:
     """`targets`: runtime:provider names the kernel tables know (checked here, the tables read only when a model
-    is checked)."""
+    is checked). `key`: what names the setting after `source` in a message (nothing for `--target`)."""
     from graphlsp.runtime.kernels import TargetError, known_target
 
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
@@ -289,7 +289,7 @@ def validate_targets(value: Any, source: str) -> list[str]:
         try:
             out.append(known_target(spec))
         except TargetError as e:
-            raise ConfigError(f"{source}: targets: {e}") from None
+            raise ConfigError(f"{source}: {key}{e}") from None
     return list(dict.fromkeys(out))
 
 
