@@ -245,7 +245,14 @@ def _validate(raw: dict[str, Any], source: str, root: str | None = None) -> Sett
              "dims", "input-shapes", "targets"}
     unknown = set(raw) - known
     if unknown:
-        raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
+        import difflib
+
+        def near(key: str) -> str:
+            close = difflib.get_close_matches(key.replace("_", "-").lower(), sorted(known), n=1, cutoff=0.6)
+            return f"'{key}' (did you mean '{close[0]}'?)" if close else f"'{key}'"
+
+        raise ConfigError(f"{source}: unknown setting{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(near(k) for k in sorted(unknown))}; the settings are {', '.join(sorted(known))}")
     for key in ("select", "ignore"):
         value = raw.get(key, [])
         if not _strings(value):

@@ -18,6 +18,7 @@ from graphlsp.files import read_regular
 from graphlsp.lint.config import Settings
 from graphlsp.lint.diagnostics import Diagnostic, collect_analysis, collect_deployment
 from graphlsp.lint.rules import rule
+from graphlsp.source import is_binary
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -139,12 +140,14 @@ def lint_binary_sized(path: str, settings: Settings, data: bytes | None = None, 
     model's own folder, for the bytes `--fix` is about to write over it); without one (standard input) there is
     no folder to read external data from, which the reader reports."""
     from graphlsp.analysis import ModelAnalysis
-    from graphlsp.binary.read import model_from_proto, read_model
+    from graphlsp.binary.read import EmptyModel, model_from_proto, read_model
     from graphlsp.lint.diagnostics import collect_binary
 
     try:
         if data is None:
             model, findings = read_model(path)
+        elif not data:
+            raise EmptyModel("the file is empty (0 bytes)")
         else:
             from onnx import ModelProto
 
@@ -155,8 +158,9 @@ def lint_binary_sized(path: str, settings: Settings, data: bytes | None = None, 
         raise
     except Exception as e:  # protobuf's DecodeError, RuntimeError from a malformed message
         r = rule("GL106")
+        why = str(e) if isinstance(e, EmptyModel) else f"{type(e).__name__}: {e}"
         return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
-                           f"cannot load binary ONNX model: {type(e).__name__}: {e}")], []  # fmt: skip
+                           f"cannot load binary ONNX model: {why}")], []  # fmt: skip
     analysis = ModelAnalysis(model, findings, settings.fold_size_cap, settings.sizes)
     return finalize(collect_binary(analysis, path, settings), "", path, settings), _size_problems(model, settings)
 
@@ -233,7 +237,7 @@ def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tupl
 def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = False) -> FileResult:
     from graphlsp.source import read_source
 
-    if path.endswith(".onnx"):
+    if is_binary(path):
         try:
             if fix:
                 from graphlsp.lint.binary_fix import fix_binary
@@ -299,7 +303,7 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
     name ends in .onnx, else UTF-8 text. Nothing is cached."""
     from graphlsp.source import decode
 
-    if path.endswith(".onnx"):
+    if is_binary(path):
         diags, problems = lint_binary_sized(path, settings, data)
         return FileResult(path, diags, binary=True, size_problems=problems)
     text, error = decode(data)
@@ -360,9 +364,9 @@ def _load_cached(path: str, settings: Settings) -> FileResult | None:
     except (OSError, ValueError):
         return None
     diags = [Diagnostic(**{**d, "file": path}) for d in entry["diagnostics"]]
-    text = "" if path.endswith(".onnx") else decode(data)[0]
+    text = "" if is_binary(path) else decode(data)[0]
     problems = [SizeProblem(*p) for p in entry.get("sizes", [])] if entry.get("sizes") else []
-    return FileResult(path, diags, text, path.endswith(".onnx"), cached=True, size_problems=problems)
+    return FileResult(path, diags, text, is_binary(path), cached=True, size_problems=problems)
 
 
 def _store(result: FileResult, settings: Settings) -> None:
