@@ -248,7 +248,14 @@ def _validate(raw: dict[str, Any], source: str, root: str | None = None, confine
              "dims", "input-shapes", "targets"}
     unknown = set(raw) - known
     if unknown:
-        raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
+        import difflib
+
+        def near(key: str) -> str:
+            close = difflib.get_close_matches(key.replace("_", "-").lower(), sorted(known), n=1, cutoff=0.6)
+            return f"'{key}' (did you mean '{close[0]}'?)" if close else f"'{key}'"
+
+        raise ConfigError(f"{source}: unknown setting{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(near(k) for k in sorted(unknown))}; the settings are {', '.join(sorted(known))}")
     for key in ("select", "ignore"):
         value = raw.get(key, [])
         if not _strings(value):
@@ -288,9 +295,9 @@ def _validate(raw: dict[str, Any], source: str, root: str | None = None, confine
     return s
 
 
-def validate_targets(value: Any, source: str) -> list[str]:
+def validate_targets(value: Any, source: str, key: str = "targets: ") -> list[str]:
     """`targets`: runtime:provider names the kernel tables know (checked here, the tables read only when a model
-    is checked)."""
+    is checked). `key`: what names the setting after `source` in a message (nothing for `--target`)."""
     from graphlsp.runtime.kernels import TargetError, known_target
 
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
@@ -300,7 +307,7 @@ def validate_targets(value: Any, source: str) -> list[str]:
         try:
             out.append(known_target(spec))
         except TargetError as e:
-            raise ConfigError(f"{source}: targets: {e}") from None
+            raise ConfigError(f"{source}: {key}{e}") from None
     return list(dict.fromkeys(out))
 
 
