@@ -21,10 +21,35 @@ from graphlsp.lsp.workspace import DocState, GraphLspServer, analysed_at, cached
 @or_library(opdocs.definition)
 async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Location | None:
     state, a, enc, at = await analysed_at(ls, params)
+    python = _python_definition(ls, state, a, at)
+    if python is not None:
+        return python
     span = query.definition(a, at)
     if span is None:  # an op an op library declares: its .onnxop file
         return opdocs.declaration_location(ls, a, at)
     return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc))
+
+
+def _python_definition(ls: GraphLspServer, state: DocState, a: Analysis, at: int) -> lsp.Location | None:
+    """On the op of a binary model's node: the Python line that made it (graphlsp.provenance), when the file is on
+    this machine."""
+    view = state.view
+    hit = query.hit_at(a, at) if view is not None and view.origins else None
+    if view is None or hit is None or hit.kind != "op" or hit.node is None:
+        return None
+    origin = view.origin_of(hit.node)
+    if origin is None:
+        return None
+    from pathlib import Path
+
+    from graphlsp.provenance.describe import definition as python_definition
+
+    found = python_definition(hit.node, ls.sources_for(state.uri), origin)
+    if found is None:
+        return None
+    line = found[1] - 1
+    return lsp.Location(uri=Path(found[0]).as_uri(), range=lsp.Range(start=lsp.Position(line=line, character=0),
+                                                                     end=lsp.Position(line=line, character=0)))
 
 
 @guard([])

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from graphlsp.provenance.trace import NodeSource, of_node
 
 if TYPE_CHECKING:
-    from graphlsp.graph.core import Node
+    from graphlsp.graph.core import Node, NodeOrigin
     from graphlsp.provenance.locate import Sources
     from graphlsp.provenance.trace import Frame
 
@@ -31,10 +31,10 @@ def made_by(frame: Frame, sources: Sources | None) -> str:
     return f"{where} `{code.replace('`', chr(39))}`" if code else where
 
 
-def related(node: Node, sources: Sources) -> list[dict[str, Any]]:
+def related(node: Node, sources: Sources, origin: NodeOrigin | None = None) -> list[dict[str, Any]]:
     """A finding's related information from its node's Python origin: the chosen frame, as a location when the
     file is on this machine (`file` None otherwise; `origin` is the path the exporter wrote)."""
-    src = of_node(node)
+    src = of_node(node, origin)
     frame = src.frame if src is not None else None
     if frame is None:
         return []
@@ -43,12 +43,20 @@ def related(node: Node, sources: Sources) -> list[dict[str, Any]]:
              "line": frame.line, "col": 1, "origin": frame.file}]  # fmt: skip
 
 
-def hover(node: Node, sources: Sources | None) -> str:
+def hover(node: Node, sources: Sources | None, origin: NodeOrigin | None = None) -> str:
     """Markdown: where the node was made, its module, and the whole stack (innermost first)."""
-    src = of_node(node)
+    src = of_node(node, origin)
     if src is None:
         return ""
     return hover_of(src, sources)
+
+
+def definition(node: Node, sources: Sources, origin: NodeOrigin | None = None) -> tuple[str, int] | None:
+    """The file and 1-based line of the frame that made the node, when the file is on this machine."""
+    src = of_node(node, origin)
+    frame = src.frame if src is not None else None
+    place = sources.place(frame.file) if frame is not None else None
+    return (place.path, frame.line) if place is not None and frame is not None else None
 
 
 def hover_of(src: NodeSource, sources: Sources | None) -> str:

@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from graphlsp.graph.core import Node
+    from graphlsp.graph.core import Node, NodeOrigin
 
 STACK_TRACE = "pkg.torch.onnx.stack_trace"
 NAME_SCOPES = "pkg.torch.onnx.name_scopes"
@@ -76,9 +76,10 @@ class NodeSource:
         return self.modules[-1][1] if self.modules else ""
 
 
-def of_node(node: Node) -> NodeSource | None:
-    """The node's Python origin, None when its exporter wrote none."""
-    meta = node.origin.metadata
+def of_node(node: Node, origin: NodeOrigin | None = None) -> NodeSource | None:
+    """The node's Python origin, None when its exporter wrote none. `origin`: the node's own by default (a view
+    of a binary gives the binary node's)."""
+    meta = (origin or node.origin).metadata
     frames: list[Frame] = []
     modules: list[tuple[str, str]] = []
     if meta:

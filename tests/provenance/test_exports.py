@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from exports import MODULES, export_all, makes_lines
+from exports import MODULES, makes_lines
 
 from graphlsp.lint.config import Settings
 from graphlsp.lint.output import format_full, format_github, format_sarif
@@ -17,11 +17,6 @@ from graphlsp.lint.runner import lint_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = makes_lines()
-
-
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
-    return export_all(tmp_path_factory.mktemp("exports"))
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,92 @@
+"""Issue 38 in the editor, through a real client (pytest-lsp, VS Code's profile): a binary model's view shows the
+Python line that made a node in its hover, goes to it from the op, carries it as related information on the
+findings, and with `serve --source-diagnostics` publishes the findings on the Python file too."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from exports import MODULES, makes_lines
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.lsp.clients import SERVER, VSCODE, start
+
+ROOT = Path(__file__).resolve().parents[2]
+LINES = makes_lines()
+WAIT = 60
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[*SERVER, "--source-diagnostics"]))
+async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, VSCODE, ROOT)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+async def _published(client: LanguageClient, uri: str) -> list[lsp.Diagnostic]:
+    deadline = time.monotonic() + WAIT
+    while uri not in client.diagnostics:
+        assert time.monotonic() < deadline, f"no diagnostics published on {uri}"
+        await asyncio.sleep(0.01)
+    return client.diagnostics[uri]
+
+
+async def _open_view(client: LanguageClient, path: Path) -> tuple[str, str]:
+    uri = "graphlsp-view:" + path.as_uri()[len("file://") :]
+    result: Any = await client.workspace_execute_command_async(
+        lsp.ExecuteCommandParams(command="graphlsp.renderView", arguments=[{"uri": uri}]))  # fmt: skip
+    text = result["text"]
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="onnxtxt", version=1, text=text)))  # fmt: skip
+    return uri, text
+
+
+def _at(text: str, needle: str) -> lsp.Position:
+    i = text.index(needle)
+    return lsp.Position(line=text.count("\n", 0, i), character=i - (text.rfind("\n", 0, i) + 1))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("exporter", ["dynamo", "torchscript"])
+async def test_view_hover_definition_related_and_source_diagnostics(
+    vscode: LanguageClient, exported: dict, exporter: str, tmp_path: Path
+) -> None:  # fmt: skip
+    line, op = LINES["StridedConcat"]
+    model = tmp_path / f"{exporter}.onnx"  # outside the workspace: the Python file is inside it
+    shutil.copyfile(exported[(exporter, "StridedConcat")], model)
+    uri, text = await _open_view(vscode, model)
+    diags = await _published(vscode, uri)
+    (gl320,) = [d for d in diags if d.code == "GL320"]
+    related = [r for r in gl320.related_information or [] if r.location.uri == MODULES.as_uri()]
+    assert len(related) == 1 and related[0].location.range.start.line == line - 1
+    assert related[0].message.startswith(f"made by `torch_modules.py:{line}`")
+    at = _at(text, f"= {op} ")
+    at = lsp.Position(line=at.line, character=at.character + 2)
+    hover = await vscode.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at))  # fmt: skip
+    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+    value = hover.contents.value
+    assert f"made by `torch_modules.py:{line}` `return torch.cat([even, odd], dim=-1)" in value, value
+    assert "Python stack (innermost first)" in value
+    loc = await vscode.text_document_definition_async(lsp.DefinitionParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at))  # fmt: skip
+    assert isinstance(loc, lsp.Location) and loc.uri == MODULES.as_uri() and loc.range.start.line == line - 1
+    on_python = await _published(vscode, MODULES.as_uri())
+    assert [(d.code, d.range.start.line) for d in on_python] == [("GL320", line - 1)]
+    assert f"{model.name}: node" in on_python[0].message
+
+
+def test_serve_has_the_flag() -> None:
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-m", "graphlsp.cli", "serve", "--help"], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout  # fmt: skip
+    assert "--source-diagnostics" in out
