@@ -95,7 +95,8 @@ def of_node(node: Node, origin: NodeOrigin | None = None) -> NodeSource | None:
             classes = _strings(found.get(CLASS_HIERARCHY, ""))[:-1]
             if len(classes) != len(names):
                 classes = [""] * len(names)
-            modules = list(zip(names, classes, strict=True))
+            # torch's stand-in for a node made outside any module (`_empty_nn_module_stack_from_metadata_hook`)
+            modules = [("", "") if n.startswith(_NO_MODULE) else (n, c) for n, c in zip(names, classes, strict=True)]
     if not modules and node.name and node.name.startswith("/"):
         modules = torchscript_scopes(node.name)
     if not frames and not modules:
@@ -103,6 +104,7 @@ def of_node(node: Node, origin: NodeOrigin | None = None) -> NodeSource | None:
     return NodeSource(frames, modules)
 
 
+_NO_MODULE = "_empty_nn_module_stack"
 _DYNAMO_FRAME = re.compile(r'\s*File "([^"\n]*)", line (\d+)(?:, in ([^\n]*))?')
 
 

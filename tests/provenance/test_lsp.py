@@ -90,3 +90,41 @@ def test_serve_has_the_flag() -> None:
     out = subprocess.run([sys.executable, "-m", "graphlsp.cli", "serve", "--help"], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout  # fmt: skip
     assert "--source-diagnostics" in out
+
+
+def _symbols_tree(symbols: list[Any]) -> list[Any]:
+    return [(s.name, s.kind, _symbols_tree(s.children or [])) for s in symbols]
+
+
+@pytest.mark.asyncio
+async def test_outline_follows_the_module_hierarchy(vscode: LanguageClient) -> None:
+    """dynamo_cnn.onnx: SmallCNN's `features` (a Sequential) holds features.0 ... features.8; the outline nests
+    each node under the modules its name_scopes say, as onnx reads them."""
+    import onnx
+
+    model = ROOT / "corpus" / "models" / "dynamo_cnn.onnx"
+    uri, _ = await _open_view(vscode, model)
+    symbols = await vscode.text_document_document_symbol_async(lsp.DocumentSymbolParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri)))  # fmt: skip
+    assert symbols
+    main = next(s for s in symbols if isinstance(s, lsp.DocumentSymbol) and s.kind == lsp.SymbolKind.Module)
+
+    def paths(items: list[Any], prefix: str) -> dict[str, str]:
+        """node symbol name -> the module path it sits under"""
+        out: dict[str, str] = {}
+        for s in items:
+            if s.kind == lsp.SymbolKind.Class:
+                out.update(paths(s.children or [], f"{prefix}.{s.name}" if prefix else s.name))
+            else:
+                out[s.name] = prefix
+        return out
+
+    placed = paths(main.children or [], "")
+    proto = onnx.load(str(model), load_external_data=False)
+    expected = {}
+    for n in proto.graph.node:
+        scopes = next(e.value for e in n.metadata_props if e.key == "pkg.torch.onnx.name_scopes")
+        names = [s.strip(" '") for s in scopes.strip("[]").split(",")]
+        expected[n.name] = names[-2] if len(names) > 1 else ""
+    assert placed == expected
+    assert any(s.kind == lsp.SymbolKind.Class and s.name == "features" for s in main.children or [])

@@ -1,0 +1,35 @@
+"""The graph page's data groups a dynamo export's nodes by the modules that made them (`scope`, names relative to
+the enclosing module), as the exporter's name_scopes say (read here with onnx)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import onnx
+
+from graphlsp.graphview import file_graph
+from graphlsp.lint.config import Settings
+
+MODEL = Path(__file__).resolve().parents[2] / "corpus" / "models" / "dynamo_transformer.onnx"
+
+
+def test_nodes_carry_their_module_scope() -> None:
+    data = file_graph(str(MODEL), Settings())
+    proto = onnx.load(str(MODEL), load_external_data=False)
+    nodes = {n["name"]: n for n in data["graph"]["nodes"]}
+    seen = 0
+    for n in proto.graph.node:
+        meta = {e.key: e.value for e in n.metadata_props}
+        if "pkg.torch.onnx.name_scopes" not in meta:
+            assert "scope" not in nodes[n.name]
+            continue
+        fqns = [s.strip(" '") for s in meta["pkg.torch.onnx.name_scopes"].strip("[]").split(",")][:-1]
+        # torch's stand-in for "made outside any module" is no module
+        fqns = [f for f in fqns if f and not f.startswith("_empty_nn_module_stack")]
+        parts, parent = [], ""
+        for f in fqns:
+            parts.append(f[len(parent) + 1 :] if parent and f.startswith(parent + ".") else f)
+            parent = f
+        assert nodes[n.name].get("scope", []) == parts, n.name
+        seen += bool(parts)
+    assert seen > 20
