@@ -65,3 +65,14 @@ def test_dynamo_exports_choose_the_models_own_frame() -> None:
 ])  # fmt: skip
 def test_library_frames(file: str, library: bool) -> None:
     assert is_library(file) is library
+
+
+def test_a_real_world_dynamo_export_chooses_the_notebook_cell() -> None:
+    """silero_vad_op18_ifless.onnx (../shared/realworld) was exported by dynamo from a Jupyter cell: every traced
+    node's chosen frame is that cell's file (the model's own code), none torch's."""
+    from tests.conftest import shared
+
+    model, _ = read_model(shared("realworld", "silero_vad_op18_ifless.onnx"))
+    chosen = [src.frame for g in model.graphs() for n in g.nodes if (src := of_node(n)) is not None and src.frames]
+    assert len(chosen) >= 80
+    assert all(f is not None and f.file.startswith("/tmp/ipykernel_") and not is_library(f.file) for f in chosen)

@@ -33,3 +33,25 @@ def test_nodes_carry_their_module_scope() -> None:
         assert nodes[n.name].get("scope", []) == parts, n.name
         seen += bool(parts)
     assert seen > 20
+
+
+def test_the_page_draws_the_module_groups(tmp_path: Path) -> None:
+    """In headless Chromium: dynamo_llama.onnx's page (node names `node_MatMul_30`, no name scopes) groups its
+    nodes by module: the groups of m/model/layers.0 and its attention are there, collapsed or drawn as frames."""
+    from graphlsp.cli import main
+    from tests.graphview.browser import Page, launch
+
+    model = MODEL.parent / "dynamo_llama.onnx"
+    out = tmp_path / "g.html"
+    assert main(["graph", str(model), "-o", str(out)]) == 0
+    for browser in launch():
+        tab = Page(browser)
+        try:
+            status = tab.open(out)
+            assert status["groups"] > 0
+            ids = tab.page.evaluate(
+                "() => [...document.querySelectorAll('[data-group]')].map((e) => e.dataset.group)")
+            assert any(i.startswith("/m/model") for i in ids), ids
+            assert tab.errors == []
+        finally:
+            tab.close()
