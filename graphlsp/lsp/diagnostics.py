@@ -238,11 +238,16 @@ def publish_on_python(ls: GraphLspServer, state: DocState) -> None:
                                       message=f"{d.message} ({where})", severity=convert.SEVERITY.get(d.severity),
                                       code=d.code, source="graphlsp")  # fmt: skip
                 by_file.setdefault(r["file"], []).append(json.dumps(_CONVERTER.unstructure(item)))
-    before = ls.python_published.get(state.path, set())
-    ls.python_published[state.path] = set(by_file)
-    for file in sorted(before | set(by_file)):
-        uri = Path(file).as_uri()
-        params = f'{{"uri":{json.dumps(uri)},"diagnostics":[{",".join(by_file.get(file, []))}]}}'
+    before = ls.python_published.get(state.path, {})
+    ls.python_published[state.path] = by_file
+    publish_python_files(ls, set(before) | set(by_file))
+
+
+def publish_python_files(ls: GraphLspServer, files: set[str]) -> None:
+    """Each Python file's diagnostics: those of every model that published on it (`python_published`)."""
+    for file in sorted(files):
+        items = [item for found in ls.python_published.values() for item in found.get(file, [])]
+        params = f'{{"uri":{json.dumps(Path(file).as_uri())},"diagnostics":[{",".join(items)}]}}'
         ls.protocol.notify_json(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJSON(params))
 
 

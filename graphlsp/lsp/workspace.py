@@ -192,7 +192,8 @@ class GraphLspServer(LanguageServer):
         self._config_errors_shown: set[str] = set()  # each shown once, until a setting changes
         self._sources: dict[str, Any] = {}  # per document: where its nodes' Python files are (graphlsp.provenance)
         self.source_diagnostics = False  # `serve --source-diagnostics`: findings also on the Python lines
-        self.python_published: dict[str, set[str]] = {}  # a model's path -> the Python files it published on
+        # `--source-diagnostics`: a model's path -> each Python file's diagnostics (LSP JSON) it published there
+        self.python_published: dict[str, dict[str, list[str]]] = {}
 
     @property
     def encoding(self) -> str:

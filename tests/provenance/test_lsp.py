@@ -82,6 +82,12 @@ async def test_view_hover_definition_related_and_source_diagnostics(
     on_python = await _published(vscode, MODULES.as_uri())
     assert [(d.code, d.range.start.line) for d in on_python] == [("GL320", line - 1)]
     assert f"{model.name}: node" in on_python[0].message
+    # closing the model takes its findings off the Python file
+    vscode.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+    deadline = time.monotonic() + WAIT
+    while vscode.diagnostics[MODULES.as_uri()]:
+        assert time.monotonic() < deadline, "the Python file keeps the closed model's findings"
+        await asyncio.sleep(0.01)
 
 
 def test_serve_has_the_flag() -> None:
