@@ -626,7 +626,7 @@ def _serve(args: argparse.Namespace) -> int:
         address = f"{host or '127.0.0.1'}:{int(port)}"
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
     try:
-        serve(address)
+        serve(address, source_diagnostics=args.source_diagnostics)
     except OSError as e:  # the address is taken, or the host is not one of this machine's
         print(f"graphlsp: error: --tcp {args.tcp}: cannot listen there: {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE

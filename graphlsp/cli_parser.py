@@ -142,6 +142,9 @@ def _add_serve(sub: argparse._SubParsersAction[Any], func: Command) -> None:
     serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
     serve.add_argument("-v", "--verbose", action="store_true", help="log to standard error")
+    serve.add_argument("--source-diagnostics", action="store_true",
+                       help="also publish a binary model's findings on the Python lines that made their "
+                       "nodes")  # fmt: skip
     serve.set_defaults(func=func)
 
 

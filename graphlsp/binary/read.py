@@ -30,6 +30,7 @@ from graphlsp.graph import ops
 from graphlsp.graph.core import (
     NO_NODE_ORIGIN,
     Attr,
+    ExportedNode,
     FuncAttr,
     Function,
     Graph,
@@ -418,7 +419,12 @@ class _Reader:
         for index, np_ in enumerate(nps):
             name = np_.name  # a name that is not empty is there; HasField tells an empty one from none
             domain = np_.domain
-            node = Node(g, index, NO_NODE_ORIGIN, normalize(domain) if domain else domain, np_.op_type,
+            # where the exporter says the node comes from (metadata_props, doc_string): read as they are, parsed
+            # by graphlsp.provenance when asked (a decoded message's absent list is not made here)
+            meta = np_.__dict__.get("metadata_props") if type(np_) is _LightNode else np_.metadata_props
+            doc = np_.doc_string
+            origin = NO_NODE_ORIGIN if not meta and not doc else _exported(meta, doc)
+            node = Node(g, index, origin, normalize(domain) if domain else domain, np_.op_type,
                         np_.overload, name if name or np_.HasField("name") else None)  # fmt: skip
             nodes.append(node)
             attrs = np_.attribute
@@ -525,6 +531,14 @@ class _Reader:
             a = self.attribute(None, ap)
             attrs.append(FuncAttr(ap.name, a.kind, a.value, True))
         return Function(ops.normalize_domain(fp.domain), fp.name, fp.overload, own, attrs)
+
+
+_LightNode = light.NodeProto
+
+
+def _exported(meta: Any, doc: str) -> ExportedNode:
+    pairs = tuple((e.key, e.value) for e in meta) if meta else ()
+    return ExportedNode(pairs + (("doc_string", doc),) if doc else pairs)
 
 
 class _Scope:

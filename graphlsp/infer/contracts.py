@@ -229,7 +229,7 @@ def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
                         FIXED_DYNAMIC_DIM,
                         f"dim {i} of input '{value.name}' is declared dynamic ('{name}'), but {op}{where} fixes it "
                         f"to {v}: {cond.equation()}", vs, ve, "warning", detail=f"input {value.name}",
-                        value=value.name))  # fmt: skip
+                        value=value.name, cause=node))  # fmt: skip
     return out
 
 
