@@ -142,6 +142,9 @@ def _add_serve(sub: argparse._SubParsersAction[Any], func: Command) -> None:
     serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
     serve.add_argument("-v", "--verbose", action="store_true", help="log to standard error")
+    serve.add_argument("--source-diagnostics", action="store_true",
+                       help="also publish a binary model's findings on the Python lines that made their "
+                       "nodes")  # fmt: skip
     serve.set_defaults(func=func)
 
 
@@ -181,13 +184,32 @@ class _SlimParser(_ArgumentParser):
 
 
 
+def _nearest_option(message: str, command: argparse.ArgumentParser) -> str:
+    """` (did you mean --format?)` for an unrecognized option close to one of the command's."""
+    import difflib
+
+    head = "unrecognized arguments: "
+    if not message.startswith(head):
+        return ""
+    options = [o for a in command._actions for o in a.option_strings if o.startswith("--")]
+    for word in message[len(head) :].split():
+        close = difflib.get_close_matches(word.partition("=")[0], options, n=1, cutoff=0.6) if word[:2] == "--" else []
+        if close:
+            return f" (did you mean {close[0]}?)"
+    return ""
+
+
 def parse(args: list[str], funcs: dict[str, Command]) -> argparse.Namespace:
     """The parsed command line. A command line (a command, then its arguments) is parsed by a parser of that
-    command alone: argparse's parsers cost 1 ms each, and their first gettext lookups 10 ms more. Anything that
-    parser refuses is parsed again by the whole parser, whose messages (usage listing every command) are printed."""
+    command alone: argparse's parsers cost 1 ms each, and their first gettext lookups 10 ms more. What that parser
+    refuses is said with that command's usage; any other command line is the whole parser's."""
     if args and args[0] in _COMMANDS:
+        parser = build_parser(funcs, only=args[0])
         try:
-            return build_parser(funcs, only=args[0]).parse_args(args)
-        except _Refused:
-            pass
+            return parser.parse_args(args)
+        except _Refused as e:  # `check --formt json`: the command's usage, not the list of every command
+            command = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[args[0]]
+            command.print_usage(sys.stderr)
+            print(f"graphlsp: error: {e}{_nearest_option(str(e), command)}", file=sys.stderr)
+            raise SystemExit(EXIT_USAGE) from None
     return build_parser(funcs).parse_args(args)

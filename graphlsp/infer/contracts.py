@@ -226,20 +226,21 @@ def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
                         FIXED_DYNAMIC_DIM,
                         f"dim {i} of input '{value.name}' is declared dynamic ('{name}'), but {op}{where} fixes it "
                         f"to {v}: {cond.equation()}", vs, ve, "warning", detail=f"input {value.name}",
-                        value=value.name))  # fmt: skip
+                        value=value.name, cause=node))  # fmt: skip
     return out
 
 
 class DimRequirement(Frozen):
     """One dim of a graph input and what one node requires of it."""
 
-    __slots__ = ("input", "dim", "symbol", "requirement", "node")
+    __slots__ = ("input", "dim", "symbol", "requirement", "node", "also")
 
     input: str
     dim: int
     symbol: str
     requirement: str  # `height % 32 must be 0 or 17-31`, or an equation over several dims
     node: Node
+    also: tuple[Node, ...]  # further nodes whose conditions on the dim `requirement` states with the node's
 
     def __init__(
         self,
@@ -248,46 +249,58 @@ class DimRequirement(Frozen):
         symbol: str,
         requirement: str,
         node: Node,
+        also: tuple[Node, ...] = (),
     ) -> None:
         object.__setattr__(self, "input", input)
         object.__setattr__(self, "dim", dim)
         object.__setattr__(self, "symbol", symbol)
         object.__setattr__(self, "requirement", requirement)
         object.__setattr__(self, "node", node)
+        object.__setattr__(self, "also", also)
 
     def __repr__(self) -> str:
         return (
             f"DimRequirement(input={self.input!r}, dim={self.dim!r}, symbol={self.symbol!r}, "
-            f"requirement={self.requirement!r}, node={self.node!r})"
+            f"requirement={self.requirement!r}, node={self.node!r}, also={self.also!r})"
         )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not DimRequirement:
             return NotImplemented
-        mine = (self.input, self.dim, self.symbol, self.requirement, self.node)
-        theirs = (other.input, other.dim, other.symbol, other.requirement, other.node)
+        mine = (self.input, self.dim, self.symbol, self.requirement, self.node, self.also)
+        theirs = (other.input, other.dim, other.symbol, other.requirement, other.node, other.also)
         return mine == theirs
 
     def __hash__(self) -> int:
-        return hash((self.input, self.dim, self.symbol, self.requirement, self.node))
+        return hash((self.input, self.dim, self.symbol, self.requirement, self.node, self.also))
 
 
 def input_requirements(refiner: ShapeRefiner) -> list[DimRequirement]:
     """What the nodes require of each graph input dim (for hovers and `graphlsp shapes`), in input order."""
     out: list[DimRequirement] = []
     for contract in contracts(refiner).values():
+        stated: list[tuple[str, Node, tuple[Node, ...]]] = []
+        joint: tuple[Solution, Node, tuple[Node, ...]] | None = None  # the conditions on one dim: their intersection
         for node, cond, sol in contract.requirements:
             names = sorted(cond.symbols())
             if sol is not None:
-                text = sol.describe(contract.symbol)
+                both = joint[0].intersection(sol) if joint is not None else sol
+                if both is not None and joint is not None:
+                    joint = (both, joint[1], (*joint[2], node))
+                elif joint is None:
+                    joint = (sol, node, ())
+                else:
+                    stated.append((sol.describe(contract.symbol), node, ()))
             elif len(names) > 1 and witness(cond, tuple(names)) is not None:
-                text = cond.equation()
-            else:
-                continue
+                stated.append((cond.equation(), node, ()))
+        if joint is not None:
+            stated.insert(0, (joint[0].describe(contract.symbol), joint[1], joint[2]))
+        for text, node, also in stated:
             for value, i in contract.places:
                 dm = value.type.dims[i] if value.type is not None and value.type.dims is not None else None
                 if isinstance(dm, str):
-                    out.append(DimRequirement(value.name, i, dm, text, node))
+                    out.append(DimRequirement(value.name, i, dm, text, node,
+                                              tuple(n for n in dict.fromkeys(also) if n is not node)))  # fmt: skip
     order = {v.name: k for k, v in enumerate(refiner.model.graph.inputs)} if refiner.model.graph else {}
     out.sort(key=lambda r: (order.get(r.input, 0), r.dim))
     return out

@@ -155,6 +155,12 @@ def if_op(ctx: InferenceContext) -> None:
     then_g, else_g = subgraph(ctx, "then_branch"), subgraph(ctx, "else_branch")
     if then_g is None or else_g is None:
         return
+    # the branches' output counts are the node's contract whichever runs (onnx's inference, which onnxruntime
+    # runs on load, refuses a mismatch): checked before a known condition sets one branch aside, whose outputs
+    # are never looked up past its end
+    if len(then_g.outputs) != len(else_g.outputs):
+        raise ctx.fail("GL317", f"then_branch returns {len(then_g.outputs)} outputs but else_branch "
+                       f"{len(else_g.outputs)}")  # fmt: skip
     cond = _known_cond(ctx, 0)
     if cond is not None:  # the branch not taken is dead code: no types, no findings from it
         taken, dead = (then_g, else_g) if cond else (else_g, then_g)

@@ -287,8 +287,8 @@ def _like_reference(out: Any) -> Any:
     return np.array(out) if np.isscalar(out) else out
 
 
-# Exp, Reciprocal, Pow, Tile, ReduceMax and ReduceL2 are onnx.reference's own expressions: their values are the reference's,
-# without importing onnx.reference's 200 op modules (about 55 ms) for a model whose plumbing meets one of them.
+# Exp, Reciprocal, Pow, Tile, ReduceMax and ReduceL2 are onnx.reference's own expressions: their values are the
+# reference's, without importing onnx.reference's 200 op modules (about 55 ms) for a model whose plumbing meets one.
 def exp(x: list[Any], a: dict[str, Any], v: int) -> Any:
     if not (isinstance(x[0], np.ndarray) and x[0].dtype.kind == "f"):
         return NotImplemented
