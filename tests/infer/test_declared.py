@@ -151,3 +151,12 @@ def test_a_witness_respects_total_is_past_plus_sequence(tmp_path: Path) -> None:
     value, dim, sizes, declared, node = found[0]
     assert sizes["total_sequence_length"] == sizes["past_sequence_length"] + sizes["sequence_length"]
     assert declaration_oracle.confirmed(path, value, dim, sizes, declared, node)
+
+
+def test_a_contradicted_value_info_without_sizes_is_confirmed_by_onnxruntime() -> None:
+    """The GenAI builder declares a Constant's int64[1] as a scalar: onnxruntime computes it with rank 1."""
+    pytest.importorskip("onnxruntime")
+    path = ROOT / "corpus" / "models" / "genai_llama_int4.onnx"
+    found = declaration_oracle.concrete(path)
+    assert [(v, main) for v, _, main in found] == [("/model/constants/INT64/[1]", True)]
+    assert all(declaration_oracle.confirmed_concrete(path, v, n) for v, n, _ in found)
