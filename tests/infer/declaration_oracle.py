@@ -94,7 +94,9 @@ def confirmed_concrete(path: Path, value: str, node: str) -> bool:
     if not t.HasField("shape"):
         return False
     dims = t.shape.dim
-    return len(dims) != got.ndim or any(x.HasField("dim_value") and x.dim_value != n for x, n in zip(dims, got.shape))
+    if len(dims) != got.ndim:
+        return True
+    return any(x.HasField("dim_value") and x.dim_value != n for x, n in zip(dims, got.shape, strict=True))
 
 
 def main(paths: list[str]) -> int:
