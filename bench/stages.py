@@ -4,11 +4,13 @@ corpus/ultralytics, ../shared/realworld), a guard against the next cliff.
 Each model is checked in this process (imports and op tables warm, as after the first model of a `check` run), its
 stages timed one by one, best of three: reading the protobuf, inference, the refiner's findings, the judgement of
 declared dims (GL315), the input-size conditions (GL320/GL321), the fold plan, and the report (deployment rules and
-diagnostics). A stage's cost per entry (a node, or a `value_info` entry: files that declare every value, as
-onnxslim's do, five times over, hold more to read per node) is compared with the median model's cost per entry for
-that stage: a stage that takes more than 3x its share of the median model, and at least `FLOOR_S` (tiny models'
-fixed costs are not cliffs), is OVER, and `python -m bench` exits with status 1. The nudenet YOLOv8n's declaration
-stage took 97% of its check (4.9 s on 323 nodes) before it was judged symbolically: such a stage is what this catches.
+diagnostics). A stage's cost per entry (a node, an initializer or a `value_info` entry: files that declare every
+value, as onnxslim's do, five times over, hold more to read per node) is compared with the median model's cost per
+entry for that stage: a stage that takes more than 3x its share of the median model, and at least `FLOOR_S` (tiny
+models' fixed costs are not cliffs), is OVER, and `python -m bench` exits with status 1. The nudenet YOLOv8n's
+declaration stage took 97% of its check (4.9 s on 323 nodes) before it was judged symbolically, and PP-OCRv4 rec's
+condition stage 0.11 s (a grid of sizes substituted into expressions) before its witness was evaluated as integers:
+such stages are what this catches.
 """
 
 from __future__ import annotations
@@ -78,11 +80,12 @@ def profile(path: Path) -> dict[str, Any]:
 
 
 def _declarations(path: Path) -> int:
-    """The value_info entries of the model's main graph as the file holds them, duplicates too (onnxslim writes
-    2,064 for yolo11n's 430 values): the reader decodes each."""
+    """The value_info entries and initializers of the model's main graph as the file holds them, duplicates too
+    (onnxslim writes 2,064 value_info entries for yolo11n's 430 values): the reader decodes each."""
     import onnx
 
-    return len(onnx.load(str(path), load_external_data=False).graph.value_info)
+    graph = onnx.load(str(path), load_external_data=False).graph
+    return len(graph.value_info) + len(graph.initializer)
 
 
 def judge(rows: list[dict[str, Any]]) -> list[tuple[str, str, float, float]]:

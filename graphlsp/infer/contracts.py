@@ -103,12 +103,10 @@ def witness(cond: Condition, names: tuple[str, ...]) -> tuple[tuple[str, int], .
     common sizes; None when none there fails (the condition is then not reported)."""
     if len(names) > 3:
         return None
-    syms = [d.symbol(n) for n in names]
     for values in product(_GRID if len(names) <= 2 else _GRID[:12], repeat=len(names)):
-        a, b = cond.a, cond.b
-        for sym, v in zip(syms, values, strict=True):
-            a, b = d.replace(a, sym, v), d.replace(b, sym, v)
-        if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
+        sizes = dict(zip(names, values, strict=True))
+        a, b = value_at(cond.a, sizes), value_at(cond.b, sizes)  # integers: no expression rebuilt per size
+        if a is None or b is None or a < 1 or b < 1:
             continue
         if not _satisfied(cond, a, b):
             return tuple(zip(names, values, strict=True))
