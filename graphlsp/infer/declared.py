@@ -25,7 +25,7 @@ from graphlsp.graph.core import Model, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution, solve
-from graphlsp.infer.dims import Atom, Dim, Expr
+from graphlsp.infer.dims import Atom, Dim, Expr, value_at
 
 MAX_SYMBOLS = 3
 MAX_WINDOW = 1 << 16  # membership tests for one symbol's witness, at most
@@ -33,33 +33,6 @@ FIRST = 6  # admissible sizes tried per symbol when the difference spans several
 LARGE = (64, 256, 1024, 4096)
 
 Witness = tuple[tuple[str, int], ...]
-
-
-def value_at(x: Dim, sizes: dict[str, int]) -> int | None:
-    """x at those sizes of its symbols, as an integer (None where a symbol is not given or x is unknown)."""
-    if isinstance(x, int) or x is None:
-        return x
-    total = 0
-    for mono, coeff in x.poly:
-        term = coeff
-        for atom in mono:
-            v = _atom_at(atom, sizes)
-            if v is None:
-                return None
-            term *= v
-        total += term
-    return total
-
-
-def _atom_at(atom: Atom, sizes: dict[str, int]) -> int | None:
-    if atom.kind == "sym":
-        return sizes.get(atom.name)
-    a, b = (value_at(arg, sizes) for arg in atom.args)
-    if a is None or b is None:
-        return None
-    if atom.kind == "floor":
-        return a // b if b else None
-    return min(a, b) if atom.kind == "min" else max(a, b)
 
 
 def _substitute(x: Dim, target: Atom, value: Dim) -> Dim:
