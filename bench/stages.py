@@ -2,7 +2,8 @@
 corpus/ultralytics, ../shared/realworld), a guard against the next cliff.
 
 Each model is checked in this process (imports and op tables warm, as after the first model of a `check` run), its
-stages timed one by one, best of three: reading the protobuf, inference, the refiner's findings, the judgement of
+stages timed one by one in CPU time (this process's: other work on a shared machine weighs on it far less than on
+wall time), best of three: reading the protobuf, inference, the refiner's findings, the judgement of
 declared dims (GL315), the input-size conditions (GL320/GL321), the fold plan, and the report (deployment rules and
 diagnostics). A stage's cost per entry (a node, an initializer or a `value_info` entry: files that declare every
 value, as onnxslim's do, five times over, hold more to read per node) is compared with the median model's cost per
@@ -54,23 +55,23 @@ def profile(path: Path) -> dict[str, Any]:
     for _ in range(RUNS):
         _clear_caches()
         times: dict[str, float] = {}
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         model, found = read_model(str(path))
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         analysis = ModelAnalysis(model, found)
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         analysis.refiner.findings()
-        t3 = time.perf_counter()
+        t3 = time.process_time()
         declaration_findings(analysis.refiner)
-        t4 = time.perf_counter()
+        t4 = time.process_time()
         _clear_caches()
-        t5 = time.perf_counter()
+        t5 = time.process_time()
         condition_findings(analysis.refiner)  # the declarations again (caches cleared), then the conditions
-        t6 = time.perf_counter()
+        t6 = time.process_time()
         analysis.fold_plan().findings()
-        t7 = time.perf_counter()
+        t7 = time.process_time()
         collect_binary(analysis, str(path), Settings())
-        t8 = time.perf_counter()
+        t8 = time.process_time()
         times = {"read": t1 - t0, "infer": t2 - t1, "refiner": t3 - t2, "declared": t4 - t3,
                  "conditions": max(0.0, (t6 - t5) - (t4 - t3)), "fold": t7 - t6, "report": t8 - t7}  # fmt: skip
         best = {k: min(best[k], times[k]) for k in STAGES}

@@ -121,6 +121,12 @@ def _admissible(sols: list[Solution]) -> list[int]:
 
 
 @lru_cache(maxsize=4096)
+def _solve(cond: Condition, name: str) -> Solution | None:
+    """`conditions.solve`, once per condition: the requirements recur across the pairs of a model."""
+    return solve(cond, name)
+
+
+@lru_cache(maxsize=4096)
 def judge(ours: Dim, theirs: Dim, related: tuple[Condition, ...]) -> Witness | None:
     """Sizes at which `theirs` (declared) differs from `ours` (inferred), both at least 1, while every condition of
     `related` holds; None when there are none (or that is not proved)."""
@@ -136,12 +142,12 @@ def judge(ours: Dim, theirs: Dim, related: tuple[Condition, ...]) -> Witness | N
 
 
 def _one(cond: Condition, name: str, related: tuple[Condition, ...]) -> Witness | None:
-    declared = solve(cond, name)
+    declared = _solve(cond, name)
     if declared is None or declared.holds_always():
         return None
     sols = [declared]
     for rel in related:
-        sol = solve(rel, name)
+        sol = _solve(rel, name)
         if sol is None:
             return None  # a requirement not solved: its sizes are not known, so no witness is proved
         sols.append(sol)
@@ -157,7 +163,7 @@ def _several(cond: Condition, names: tuple[str, ...], related: tuple[Condition, 
     candidates: list[list[int]] = []
     for name in names:
         own = [rel for rel in related if rel.symbols() == {name}]
-        sols = [sol for rel in own if (sol := solve(rel, name)) is not None]
+        sols = [sol for rel in own if (sol := _solve(rel, name)) is not None]
         if len(sols) != len(own):
             return None
         candidates.append(_admissible(sols))
