@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from graphlsp.cost.formula import Poly, poly, poly_at_least, poly_dim, symbols_of, value_bytes
+from graphlsp.cost.formula import Poly, Total, poly, poly_at_least, value_bytes
 from graphlsp.graph.core import Graph, Node, Value
-from graphlsp.infer import dims as d
 from graphlsp.infer.dims import Dim
 from graphlsp.infer.refiner import ShapeRefiner
 
@@ -29,25 +28,17 @@ class Peak:
 
     __slots__ = ("candidates", "unsized", "why")
 
-    def __init__(self, candidates: list[tuple[Dim, Node | None]] | None = None, unsized: int = 0,
+    def __init__(self, candidates: list[tuple[Total, Node | None]] | None = None, unsized: int = 0,
                  why: str = "") -> None:  # fmt: skip
         self.candidates = candidates or []
         self.unsized = unsized
         self.why = why
 
-    def formula(self) -> Dim:
-        out: Dim = None
-        for x, _ in self.candidates:
-            out = x if out is None else d.maximum(out, x)
-        return out
-
     def value(self, env: Mapping[str, int]) -> tuple[int | None, Node | None]:
         """The peak at bound sizes and its node (the first candidate reaching it)."""
-        from graphlsp.cost.formula import evaluate
-
         best: tuple[int | None, Node | None] = (None, None)
         for x, node in self.candidates:
-            v = evaluate(x, env)
+            v = x.value(env)
             if v is None:
                 return None, None
             if best[0] is None or v > best[0]:
@@ -57,7 +48,7 @@ class Peak:
     def symbols(self) -> set[str]:
         out: set[str] = set()
         for x, _ in self.candidates:
-            out |= symbols_of(x)
+            out |= x.symbols()
         return out
 
 
@@ -97,11 +88,11 @@ def replay(order: list[Node], lives: list[tuple[Value, int, int]], size: Callabl
     """The live bytes at each step, and the steps that may be the peak."""
     if not order:  # no node: the inputs are all there is
         sizes = [size(v) for v, _, _ in lives]
-        known = [x for x in sizes if x is not None]
-        total: Dim = 0
-        for x in known:
-            total = d.add(total, x)
-        return Peak([(total, None)], len(sizes) - len(known))
+        total = Total()
+        for x in sizes:
+            if x is not None:
+                total.add(x)
+        return Peak([(total, None)], sum(x is None for x in sizes))
     starts: list[list[Poly]] = [[] for _ in order]
     ends: list[list[Poly]] = [[] for _ in order]
     unsized = 0
@@ -131,12 +122,11 @@ def replay(order: list[Node], lives: list[tuple[Value, int, int]], size: Callabl
         for p in ends[i]:
             for mono, c in p.items():
                 live[mono] = live.get(mono, 0) - c
-    out: list[tuple[Dim, Node | None]] = []
-    for x, n in candidates:
-        dim = poly_dim(x)
-        if dim is None:
-            return Peak([], unsized, "a live size past the size of formula kept")
-        out.append((dim, n))
+    out: list[tuple[Total, Node | None]] = []
+    for live_poly, n in candidates:
+        total = Total()
+        total.poly = live_poly
+        out.append((total, n))
     return Peak(out, unsized)
 
 

@@ -128,7 +128,7 @@ def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) ->
                         for (k, e), v in sorted(params.by_type.items())],
         },  # fmt: skip
         "peak_activations": {
-            "candidates": [{"formula": show(x), "node": node_label(n) if n is not None else None}
+            "candidates": [{"formula": str(x), "node": node_label(n) if n is not None else None}
                            for x, n in cost.peak.candidates],
             "value": peak_value, "node": node_label(peak_node) if peak_node is not None else None,
             "unsized_values": cost.peak.unsized, "why_unknown": cost.peak.why or None,
@@ -193,9 +193,9 @@ def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, st
     if peak.candidates:
         if len(peak.candidates) == 1:
             x, node = peak.candidates[0]
-            text = f"{show(x)} at {node_label(node) if node is not None else 'the inputs'}"
+            text = f"{x} at {node_label(node) if node is not None else 'the inputs'}"
         else:
-            text = "max(" + ", ".join(f"{show(x)} at {node_label(n) if n else 'the inputs'}"
+            text = "max(" + ", ".join(f"{x} at {node_label(n) if n else 'the inputs'}"
                                       for x, n in peak.candidates) + ")"  # fmt: skip
         value, at = peak.value(env) if env else (None, None)
         if value is not None:
