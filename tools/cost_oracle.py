@@ -97,6 +97,8 @@ def runs(path: Path, count: int) -> tuple[list[dict[str, Any]], str]:
         if key in seen:
             continue
         seen.add(key)
+        if _elements(inputs, env) > MAX_FEED:
+            continue
         rng = np.random.default_rng(1234 + len(found))
         try:
             feeds = rs._feeds(model, inputs, env, rng, 0)
@@ -115,6 +117,19 @@ def runs(path: Path, count: int) -> tuple[list[dict[str, Any]], str]:
         if len(found) >= count or not symbols:
             break
     return found, ("" if found else f"not runnable: {errors[0] if errors else 'no assignment'}")
+
+
+MAX_FEED = 1 << 24  # input elements of one run at most: the large candidates of 3-4 symbols are gigabytes
+
+
+def _elements(inputs: list[Any], env: dict[str, int]) -> int:
+    total = 0
+    for _, _, dims in inputs:
+        n = 1
+        for x in dims:
+            n *= x if isinstance(x, int) else env.get(x[1], 1) if x[0] == "sym" else 1
+        total += n
+    return total
 
 
 def _described(arr: np.ndarray) -> tuple[list[int], int | None, tuple[int, ...] | None]:
