@@ -309,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     bad = 0
     totals = {"judged": 0, "equal": 0, "unknown": 0, "unbound": 0, "bodies": 0, "concrete_unknown": 0}
-    peaks = [0, 0]
+    peaks = [0, 0, 0]  # runs, equal, not a formula in the input dims (graphlsp's own symbols)
     for path in paths:
         try:
             r = judge(path, args.sizes)
@@ -321,6 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         for pk in r.get("peak", []):
             peaks[0] += 1
             peaks[1] += pk["graphlsp"] is not None and pk["graphlsp"] == pk["replay"]
+            peaks[2] += pk["graphlsp"] is None
         bad += len(r["bad"])
         what = r.get("error") or (f"{len(r.get('runs', []))} sizes, {r['equal']}/{r['judged']} equal, "
                                   f"{r['unknown']} unknown, {r['unbound']} data-dependent, {r['bodies']} bodies; peak "

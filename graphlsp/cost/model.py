@@ -254,7 +254,8 @@ class _Walk:
             flops.add(n.flops)
             macs.add(n.macs)
         if flops.unknown:
-            return Work(None, None, f"{note}: {flops.unknown} node(s) of unknown cost inside")
+            inside = f"{flops.unknown} node{'s' if flops.unknown != 1 else ''} of unknown cost inside"
+            return Work(None, None, f"{note}: {inside}" if note else inside)
         return Work(flops.dim(), macs.dim(), note)
 
     def _inside(self, key: object, run: Any) -> list[NodeCost]:
@@ -306,7 +307,7 @@ class _Walk:
         if trips is None:
             return Work(None, None, f"unbounded: {why}"), inner
         if once.flops is None:
-            return Work(None, None, f"{trips} trips of a body {once.note.lstrip(': ')}"), inner
+            return Work(None, None, f"{trips} trips of a body with {once.note}"), inner
         return Work(d.mul(trips, once.flops), d.mul(trips, once.macs), f"{trips} trips x the body{why}"), inner
 
     def _trips(self, node: Node) -> tuple[Dim, str]:
@@ -359,10 +360,11 @@ class _Walk:
             return Work(None, None, "no branch"), []
         if len(branches) == 1:
             name, work, inner = branches[0]
-            return Work(work.flops, work.macs, f"the {name} only (its condition is known)"), inner
+            known = f"the {name} only (its condition is known)"
+            return Work(work.flops, work.macs, f"{known}: {work.note}" if work.flops is None else known), inner
         (na, a, ia), (nb, b, ib) = branches
         if a.flops is None or b.flops is None:
-            return Work(None, None, "a branch of unknown cost"), ia + ib
+            return Work(None, None, f"a branch of unknown cost: {a.note if a.flops is None else b.note}"), ia + ib
         if at_least(a.flops, b.flops):
             return Work(a.flops, a.macs, f"the larger branch, {na}"), ia
         if at_least(b.flops, a.flops):

@@ -61,7 +61,7 @@ class Work:
 
     def __init__(self, flops: Dim, macs: Dim = 0, note: str = "") -> None:
         self.flops = flops
-        self.macs = macs
+        self.macs = None if flops is None else macs  # unknown work has unknown multiply-adds too
         self.note = note
 
     def __repr__(self) -> str:
