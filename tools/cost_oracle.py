@@ -91,17 +91,22 @@ def runs(path: Path, count: int) -> tuple[list[dict[str, Any]], str]:
     found: list[dict[str, Any]] = []
     errors: list[str] = []
     seen: set[tuple[tuple[str, int], ...]] = set()
-    for cand in rs.CANDIDATES:
-        env = rs._assignment(symbols, cand, False)
+    has_int = any(np.issubdtype(onnx.helper.tensor_dtype_to_np_dtype(e), np.integer) for _, e, _ in inputs)
+    tries = [(cand, merge, variant) for variant in ((0, 1, 2) if has_int else (0,)) for merge in (False, True)
+             for cand in rs.CANDIDATES]  # runtime_shapes.py's order of tries  # fmt: skip
+    for cand, merge, variant in tries:
+        env = rs._assignment(symbols, cand, merge)
+        if env is None:
+            continue
         key = tuple(sorted(env.items()))
-        if key in seen:
+        if key in seen or len(found) >= count:
             continue
         seen.add(key)
         if _elements(inputs, env) > MAX_FEED:
             continue
         rng = np.random.default_rng(1234 + len(found))
         try:
-            feeds = rs._feeds(model, inputs, env, rng, 0)
+            feeds = rs._feeds(model, inputs, env, rng, variant)
             vals = sess.run(out_names, feeds)
         except Exception as e:  # noqa: BLE001
             errors.append(str(e)[:200])
@@ -114,7 +119,7 @@ def runs(path: Path, count: int) -> tuple[list[dict[str, Any]], str]:
         if rs._degenerate(model, shapes, feeds, init_dims):
             continue
         found.append({"env": env, "values": values})
-        if len(found) >= count or not symbols:
+        if not symbols:
             break
     return found, ("" if found else f"not runnable: {errors[0] if errors else 'no assignment'}")
 
