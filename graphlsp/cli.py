@@ -1,4 +1,4 @@
-"""The `graphlsp` command: check, rules, rule, shapes, fold, graph, convert, serve."""
+"""The `graphlsp` command: check, rules, rule, shapes, cost, fold, graph, convert, serve."""
 
 from __future__ import annotations
 
@@ -485,6 +485,67 @@ def _shapes_refused(model: Any, sizes: InputSizes, given: InputSizes, settings: 
     for p in problems:
         print(f"graphlsp: error: {_size_option(p.kind, p.name, given, settings.source)}: {p.message}", file=sys.stderr)
     return bool(problems)
+def _cost(args: argparse.Namespace) -> int:
+    """FLOPs, bytes, parameters and peak memory as formulas in the input dims (graphlsp/cost)."""
+    from graphlsp.analysis import Analysis, ModelAnalysis
+    from graphlsp.cost.model import model_cost
+    from graphlsp.cost.report import format_csv, format_json, format_text
+    from graphlsp.graph.ops import closest
+    from graphlsp.infer.refiner import bindings
+    from graphlsp.lint.config import ConfigError, load_settings
+    from graphlsp.source import read_source
+
+    try:
+        settings = load_settings(args.file)
+        sizes = settings.sizes.merged(_sizes(args))
+    except (ConfigError, ValueError) as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.file.endswith(".onnx"):
+        from graphlsp.binary.read import read_model
+
+        try:
+            model, _ = read_model(args.file)
+        except OSError as e:
+            print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        except Exception as e:  # protobuf's DecodeError and friends
+            print(f"graphlsp: error: {args.file}: cannot load binary ONNX model: {e}", file=sys.stderr)
+            return EXIT_ERRORS
+        refiner = ModelAnalysis(model, []).refiner  # unbound: the formulas; the sizes are evaluated into them
+    else:
+        try:
+            source = read_source(args.file)
+        except OSError as e:
+            print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        a = Analysis(source.text)
+        model, refiner = a.model, a.refiner
+    env, shapes = bindings(model, sizes)
+    inputs = {v.name for v in model.graph.inputs} if model.graph is not None else set()
+    declared = {x for v in (model.graph.inputs if model.graph is not None else []) if v.type is not None
+                for x in (v.type.dims or ()) if isinstance(x, str)}  # fmt: skip
+    for name in sizes.dim_map():
+        if name not in declared:
+            near = closest(name, declared)
+            print(f"graphlsp: error: --dim {name}: no graph input has a dim named {name!r}"
+                  + (f"; did you mean {near!r}?" if near else f" (its dims: {', '.join(sorted(declared)) or 'none'})"),
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+    for name in shapes:
+        if name not in inputs:
+            near = closest(name, inputs)
+            print(f"graphlsp: error: --input-shape {name}: no graph input named {name!r}"
+                  + (f"; did you mean {near!r}?" if near else ""), file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+    cost = model_cost(model, refiner)
+    if args.format == "json":
+        sys.stdout.write(format_json(cost, args.by, env, args.depth))
+    elif args.format == "csv":
+        sys.stdout.write(format_csv(cost, args.by, env, args.depth))
+    else:
+        sys.stdout.write(format_text(cost, args.by, env, args.file, args.depth))
+    return EXIT_CLEAN
 
 
 def _fold(args: argparse.Namespace) -> int:
@@ -673,7 +734,7 @@ def _plain_check(args: list[str]) -> Any:
 
 
 _FUNCS: dict[str, Any] = {"check": _check, "rules": _rules, "rule": _rule, "shapes": _shapes, "fold": _fold,
-                          "graph": _graph, "serve": _serve, "convert": _convert}  # fmt: skip
+                          "graph": _graph, "serve": _serve, "convert": _convert, "cost": _cost}  # fmt: skip
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -714,7 +775,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _one_file(args: argparse.Namespace) -> bool:
     """Does this command read one model and end? (`serve` does not end; `check` of a folder reads many.)"""
-    if args.command in ("shapes", "fold", "convert", "graph"):
+    if args.command in ("shapes", "fold", "convert", "graph", "cost"):
         return True
     if args.command != "check":
         return False

@@ -118,6 +118,30 @@ def _add_shapes(sub: argparse._SubParsersAction[Any], func: Command) -> None:
     shapes.set_defaults(func=func)
 
 
+def _depth(text: str) -> int:
+    """argparse's type for --depth: a whole number, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be 1 or more")
+    return value
+
+
+def _add_cost(sub: argparse._SubParsersAction[Any], func: Command) -> None:
+    cost = sub.add_parser("cost", help="FLOPs, MACs, bytes, parameters and peak memory as formulas in the input "
+                          "dims (numbers at the sizes given with --dim / --input-shape)")  # fmt: skip
+    cost.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
+    cost.add_argument("--by", choices=["scope", "op", "node"], default="scope",
+                      help="rows by name scope (the exporter's module path), op type or node (default: scope)")
+    cost.add_argument("--depth", type=_depth, default=2, help="with --by scope: how many levels of the name "
+                      "scope make a row (default: 2, /model/layers.3)")  # fmt: skip
+    cost.add_argument("--format", choices=["text", "json", "csv"], default="text")
+    _size_options(cost)
+    cost.set_defaults(func=func)
+
+
 def _add_fold(sub: argparse._SubParsersAction[Any], func: Command) -> None:
     fold = sub.add_parser("fold", help="fold constant subgraphs into Constants (the rest of the text is kept)")
     fold.add_argument("file", help="a .onnxtxt, .onnxtext or .onnx file")
@@ -156,7 +180,7 @@ def _add_convert(sub: argparse._SubParsersAction[Any], func: Command) -> None:
 
 
 _COMMANDS = {"check": _add_check, "rules": _add_rules, "rule": _add_rule, "shapes": _add_shapes, "fold": _add_fold,
-             "graph": _add_graph, "serve": _add_serve, "convert": _add_convert}  # fmt: skip
+             "graph": _add_graph, "serve": _add_serve, "convert": _add_convert, "cost": _add_cost}  # fmt: skip
 
 
 def build_parser(funcs: dict[str, Command], only: str | None = None) -> argparse.ArgumentParser:
