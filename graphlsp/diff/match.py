@@ -138,7 +138,7 @@ class _Matcher:
 
     def pair(self, a: Node, b: Node, how: str) -> None:
         self.m.nodes[a] = b
-        self.m.how[a] = how
+        self.m.how[a] = "name" if a.name and a.name == b.name else how
         self.back[b] = a
         self.todo.append((a, b))
 
