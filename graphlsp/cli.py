@@ -443,7 +443,8 @@ def _diff(args: argparse.Namespace) -> int:
         from graphlsp.diff.compare import compare
         from graphlsp.diff.load import load
 
-        report = compare(load(old, settings, names[0], binary), load(new, settings, names[1], binary), settings)
+        sides = load(old, settings, names[0], binary), load(new, settings, names[1], binary)
+        report = compare(*sides, settings)
     except LoadError as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -452,7 +453,7 @@ def _diff(args: argparse.Namespace) -> int:
     elif args.format == "html":
         from graphlsp.diff.page import diff_page
 
-        text = diff_page(report, settings)
+        text = diff_page(report, *sides)
     else:
         from graphlsp.diff.text import format_text
 
