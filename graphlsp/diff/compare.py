@@ -140,6 +140,10 @@ class _Comparer:
                 self.changed_nodes["removed"].append(node_ref(n))
             for n in (b.nodes if b is not None else []):
                 self.changed_nodes["added"].append(node_ref(n))
+            if a is not None:
+                self.inits["removed"] += [self.init_ref(a, v) for v in a.initializers.values()]
+            if b is not None:
+                self.inits["added"] += [self.init_ref(b, v) for v in b.initializers.values()]
             return
         m = match_graph(a, b)
         self.matches.append(m)

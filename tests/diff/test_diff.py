@@ -312,3 +312,14 @@ def test_reexported_with_other_module_names(capsys: pytest.CaptureFixture[str], 
     assert len(nodes["removed"]) + len(nodes["added"]) <= 0.05 * total, (nodes["removed"], nodes["added"])
     assert nodes["changed"] == [] and data["values"] == []
     assert {c["change"] for c in data["initializers"]["changed"]} <= {"renamed"}
+
+
+def test_a_model_added_or_deleted(capsys: pytest.CaptureFixture[str]) -> None:
+    """git names the missing side /dev/null: everything of the other side is added (or removed)."""
+    code, data = diff(capsys, Path("/dev/null"), CNN)
+    model = onnx.load(str(CNN))
+    assert code == 1 and len(data["nodes"]["added"]) == len(model.graph.node)
+    assert len(data["initializers"]["added"]) == len(model.graph.initializer)
+    code, data = diff(capsys, CNN, Path("/dev/null"))
+    assert code == 1 and len(data["nodes"]["removed"]) == len(model.graph.node)
+    assert len(data["initializers"]["removed"]) == len(model.graph.initializer)
