@@ -381,8 +381,8 @@ class _Reader:
         self._order_findings(g, self.back.pop(id(g)))
         taken = set(gp.input) | set(gp.output) if is_fn else {vi.name for vi in [*gp.input, *gp.output]}
         for vi in gp.value_info:
-            if vi.name not in taken:
-                g.value_infos.setdefault(vi.name, ValueInfo(vi.name, self.declared(vi, f"{where} value_info", owner)))
+            if vi.name not in taken and vi.name not in g.value_infos:  # the first of duplicates (onnxslim writes 5)
+                g.value_infos[vi.name] = ValueInfo(vi.name, self.declared(vi, f"{where} value_info", owner))
         for name, info in g.value_infos.items():
             known = values.get(name)
             if known is not None and known.type is None:

@@ -19,6 +19,7 @@ from graphlsp.graph.core import Model, Node, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution, reduced, solve
+from graphlsp.infer.declared import judge, stated_relations, value_at, with_relations
 from graphlsp.infer.refiner import ShapeRefiner
 
 SHAPE_CONDITION = "GL320"
@@ -90,21 +91,6 @@ def _solved(cond: Condition, name: str) -> Solution | None:
 
 
 _GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640, 1024, 2048, 4096, 8192)
-_SWEEP = tuple(range(1, 257)) + (320, 384, 448, 512, 640, 768, 1024)  # one symbol: every size up to 256, then some
-
-
-def _at(x: d.Dim, sizes: dict[str, int]) -> d.Dim:
-    for name, v in sizes.items():
-        x = d.replace(x, d.symbol(name), v)
-    return x
-
-
-def _holds(cond: Condition, sizes: dict[str, int]) -> bool | None:
-    """The condition at those sizes: None where a side is unknown or below 1 (degenerate), else whether it holds."""
-    a, b = _at(cond.a, sizes), _at(cond.b, sizes)
-    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
-        return None
-    return _satisfied(cond, a, b)
 
 
 def _satisfied(cond: Condition, a: int, b: int) -> bool:
@@ -161,22 +147,26 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
         return []
     if symbols is None:
         symbols = input_symbols(refiner.model)
-    requirements = [c for conds in refiner.conditions.values() for c in map(reduced, conds)]
+    relations = stated_relations(refiner.model, refiner.values)  # total = past + sequence, for every caller
+    requirements = [(c, c.symbols()) for c in dict.fromkeys(
+        _related(c, relations) for conds in refiner.conditions.values() for c in map(reduced, conds))]
+    verdicts: dict[tuple[d.Dim, d.Dim], tuple[tuple[str, int], ...] | None] = {}  # a pair is judged once
     out: list[Finding] = []
     for value, (info, pairs) in refiner.declared_conditions.items():
         for i, ours, theirs in pairs:
-            cond = Condition(ours, theirs)
-            names = tuple(sorted(cond.symbols()))
-            if not names or not set(names) <= symbols.keys() or len(names) > 3:
-                continue
-            related = [c for c in requirements if c.symbols() and c.symbols() <= set(names)]
-            grid = [(v,) for v in _SWEEP] if len(names) == 1 else product(_GRID, repeat=len(names))
-            for values in grid:
-                sizes = dict(zip(names, values, strict=True))
-                if _holds(cond, sizes) is False and all(_holds(c, sizes) is not False for c in related):
-                    break
+            if (ours, theirs) in verdicts:
+                found = verdicts[ours, theirs]
             else:
+                a, b = with_relations(ours, relations), with_relations(theirs, relations)
+                names = Condition(a, b).symbols()
+                found = None
+                if names and names <= symbols.keys():
+                    found = judge(a, b, tuple(c for c, cs in requirements if cs and cs <= names))
+                verdicts[ours, theirs] = found
+            if found is None:
                 continue
+            sizes = dict(found)
+            sizes.update({n: v for n, x in relations.items() if (v := value_at(x, sizes)) is not None})
             at = ", ".join(f"{n}={v}" for n, v in sizes.items())
             producer = value.producer
             op = producer.qualified_op if producer is not None else "inference"
@@ -184,10 +174,17 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
             start, end = span if span is not None else (-1, -1)
             out.append(Finding(
                 "GL315", f"'{value.name}' is declared with dim {i} = {d.to_str(theirs)}, but {op} gives "
-                f"{d.to_str(ours)}: at {at} that is {_at(theirs, sizes)}, not {_at(ours, sizes)}", start, end,
+                f"{d.to_str(ours)}: at {at} that is {value_at(theirs, sizes)}, not {value_at(ours, sizes)}", start, end,
                 "warning", node=producer, detail=f"output {value.name}"))  # fmt: skip
             break
     return out
+
+
+def _related(cond: Condition, relations: dict[str, d.Dim]) -> Condition:
+    if not relations:
+        return cond
+    return Condition(with_relations(cond.a, relations), with_relations(cond.b, relations), cond.broadcast,
+                     cond.at_most)  # fmt: skip
 
 
 def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
