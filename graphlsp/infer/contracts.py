@@ -100,9 +100,19 @@ def _at(x: d.Dim, sizes: dict[str, int]) -> d.Dim:
 
 
 def _holds(cond: Condition, sizes: dict[str, int]) -> bool | None:
-    """The condition at those sizes: None where a side is unknown or below 1 (degenerate), else whether it holds."""
+    """The condition at those sizes: None where a side is unknown or below 1 (degenerate), else whether it holds.
+    A disjunction holds when one of its relations does; there a constant side may be 0 (`P == 0`)."""
+    if cond.others:
+        got = [_holds_one(c, sizes, True) for c in cond.alternatives()]
+        return True if True in got else None if None in got else False
+    return _holds_one(cond, sizes, False)
+
+
+def _holds_one(cond: Condition, sizes: dict[str, int], constants_free: bool) -> bool | None:
     a, b = _at(cond.a, sizes), _at(cond.b, sizes)
-    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
+    if not isinstance(a, int) or not isinstance(b, int):
+        return None
+    if any(x < 1 and not (constants_free and isinstance(side, int)) for x, side in ((a, cond.a), (b, cond.b))):
         return None
     return _satisfied(cond, a, b)
 
@@ -117,14 +127,8 @@ def witness(cond: Condition, names: tuple[str, ...]) -> tuple[tuple[str, int], .
     common sizes; None when none there fails (the condition is then not reported)."""
     if len(names) > 3:
         return None
-    syms = [d.symbol(n) for n in names]
     for values in product(_GRID if len(names) <= 2 else _GRID[:12], repeat=len(names)):
-        a, b = cond.a, cond.b
-        for sym, v in zip(syms, values, strict=True):
-            a, b = d.replace(a, sym, v), d.replace(b, sym, v)
-        if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
-            continue
-        if not _satisfied(cond, a, b):
+        if _holds(cond, dict(zip(names, values, strict=True))) is False:
             return tuple(zip(names, values, strict=True))
     return None
 
