@@ -113,7 +113,13 @@ def check(path: Path, sizes: dict[str, int] | None) -> list[tuple[str, str, str]
     from graphlsp.lint.runner import lint_binary
 
     settings = Settings(sizes=InputSizes(tuple((sizes or {}).items())))
-    return [(x.severity, x.code, x.node or "") for x in lint_binary(str(path), settings)]
+    return [(x.severity, x.code, x.node or _pinning_node(x.message)) for x in lint_binary(str(path), settings)]
+
+
+def _pinning_node(message: str) -> str:
+    """The node a GL321 (on the input) names: "... but Reshape '/Reshape' fixes it to 1"."""
+    m = re.search(r"but \S+ '([^']*)' fixes it", message)
+    return m.group(1) if m else ""
 
 
 def judge(path: Path, assignment: dict) -> Verdict:
