@@ -68,6 +68,11 @@ _ONNX_PRINTS = {
     _T.UINT32, _T.INT64, _T.UINT64, _T.FLOAT8E4M3FN, _T.FLOAT8E4M3FNUZ, _T.FLOAT8E5M2, _T.FLOAT8E5M2FNUZ,
     _T.FLOAT8E8M0,
 }  # fmt: skip
+# the integer types as numpy holds them: onnx's printer writes their elements as decimals joined by ","
+_INTEGERS: dict[int, Any] = {
+    _T.INT64: np.int64, _T.INT32: np.int32, _T.INT16: np.int16, _T.INT8: np.int8, _T.UINT64: np.uint64,
+    _T.UINT32: np.uint32, _T.UINT16: np.uint16, _T.UINT8: np.uint8, _T.BOOL: np.bool_,
+}  # fmt: skip
 _PACKED = {_T.INT4, _T.UINT4, _T.FLOAT4E2M1, _T.INT2, _T.UINT2}  # int32_data holds the packed bytes
 _FLOAT6 = {_T.FLOAT6E2M3, _T.FLOAT6E3M2}
 _LIST_KINDS = {"ints", "floats", "strings", "tensors", "graphs", "type_protos", "sparse_tensors"}
@@ -592,10 +597,15 @@ class _Printer:
 
     def elements(self, t: Tensor) -> str:
         """Every element of a tensor as `{...}` literals that onnx's parser stores back as they were."""
+        dtype = t.dtype
+        whole = _INTEGERS.get(dtype)
+        if whole is not None and not _is_sparse(t):
+            arr = np.asarray(t.numpy())
+            if arr.dtype == whole:  # onnx's printer writes these as plain decimals; no need to import onnx
+                return _ints(arr.reshape(-1).view(np.uint8) if whole == np.bool_ else arr.reshape(-1).tolist())
         import onnx
         from onnx import numpy_helper
 
-        dtype = t.dtype
         if _is_sparse(t):
             arr = np.asarray(t.numpy())
             p = numpy_helper.from_array(arr.astype(onnx.helper.tensor_dtype_to_np_dtype(dtype)))
