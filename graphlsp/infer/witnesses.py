@@ -11,6 +11,7 @@ Sizes are tried, never proved, here: the proofs are `conditions.solve`'s; the wi
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from itertools import product
 
 from graphlsp.infer import dims as d
@@ -102,18 +103,65 @@ def search(cond: Condition, sol: Solution | None, earlier: list[Condition], base
     names = sorted(cond.symbols())
     if not names or len(names) > MAX_SYMBOLS:
         return None
-    needed = set().union(*(c.symbols() for c in earlier)) - set(names) if earlier else set()
+    needed = set().union(*(_symbols(c) for c in earlier)) - set(names) if earlier else set()
     others = {k: v for k, v in base.items() if k in needed}
     variants = [others] + [{k: v for k in others} for v in OTHER_SIZES] if others else [others]
+    # an earlier condition over none of the condition's symbols holds at a variant or not, whatever the candidate;
+    # one over a single symbol of the condition is a set of sizes, read once
+    mine = set(names)
+    apart = [c for c in earlier if not _symbols(c) & mine]
+    single = [c for c in earlier if len(_symbols(c)) == 1 and _symbols(c) <= mine]
+    joint = [c for c in earlier if _symbols(c) & mine and not (len(_symbols(c)) == 1 and _symbols(c) <= mine)]
+    allowed: dict[str, frozenset[int]] = {}
+    for c in single:
+        (name,) = _symbols(c)
+        allowed[name] = allowed[name] & _true_sizes(c, name) if name in allowed else _true_sizes(c, name)
+    usable = [rest for rest in variants if all(_holds_at(c, rest) is True for c in apart)]
+    if not usable:
+        return None
     for values in _candidates(cond, names, sol):
         sizes = dict(zip(names, values, strict=True))
-        if holds(cond, sizes) is not False:
+        if not all(_allowed(single, allowed, n, v) for n, v in sizes.items()):
             continue
-        for rest in variants:
+        if _holds_at(cond, sizes) is not False:
+            continue
+        for rest in usable:
             full = {**sizes, **rest}
-            if all(holds(c, full) is True for c in earlier):
+            if all(_holds_at(c, full) is True for c in joint):
                 return full
     return None
+
+
+_UNIVERSE = frozenset(SWEEP) | frozenset(GRID)
+
+
+def _allowed(single: list[Condition], allowed: dict[str, frozenset[int]], name: str, v: int) -> bool:
+    if name not in allowed:
+        return True
+    if v in _UNIVERSE:
+        return v in allowed[name]
+    return all(holds(c, {name: v}) is True for c in single if _symbols(c) == {name})
+
+
+@lru_cache(maxsize=1 << 12)
+def _symbols(cond: Condition) -> frozenset[str]:
+    return frozenset(cond.symbols())
+
+
+@lru_cache(maxsize=1 << 12)
+def _true_sizes(cond: Condition, name: str) -> frozenset[int]:
+    """The common sizes of `name` at which the condition (over that symbol alone) holds."""
+    return frozenset(v for v in _UNIVERSE if holds(cond, {name: v}) is True)
+
+
+def _holds_at(cond: Condition, sizes: Sizes) -> bool | None:
+    syms = _symbols(cond)
+    return _holds_cached(cond, tuple(sorted((k, v) for k, v in sizes.items() if k in syms)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _holds_cached(cond: Condition, sizes: tuple[tuple[str, int], ...]) -> bool | None:
+    return holds(cond, dict(sizes))
 
 
 def failing(cond: Condition, sol: Solution | None) -> Sizes | None:
