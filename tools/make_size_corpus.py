@@ -401,6 +401,18 @@ def genai_gqa(out: Path) -> str:
     return "genai_gqa.onnx"
 
 
+def nchwc_classifier(out: Path) -> str:
+    """fixed_channels after onnxruntime's optimizer at level all: its Convs in the NCHWc layout, the first reading
+    the model's NCHW input (its channels checked against the weight)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.optimized_model_filepath = str(out / "nchwc_classifier.onnx")
+    ort.InferenceSession(str(out / "fixed_channels.onnx"), options, providers=["CPUExecutionProvider"])
+    return "nchwc_classifier.onnx"
+
+
 # name: (file: a model written here by a function, or one of the corpus / ../shared/realworld by path, doc,
 # exporter, assignments; an assignment's "feeds" are values for inputs that are not sizes (a flag, a rate))
 REFERENCED = {
@@ -410,6 +422,12 @@ REFERENCED = {
                    {"batch_size": 2, "sequence_length": 3, "past_sequence_length": 4},
                    {"batch_size": 2, "sequence_length": 1, "past_sequence_length": 4},
                    {"batch_size": 3, "sequence_length": 2, "past_sequence_length": 2}]),
+    "nchwc_classifier": (nchwc_classifier, "A classifier after onnxruntime's optimizer at level all (NCHWc "
+                         "Convs): the first Conv fixes the channels to 3.", "onnxruntime optimizer (level all)",
+                         [{"batch": 1, "num_channels": 3, "height": 32, "width": 32},
+                          {"batch": 1, "num_channels": 1, "height": 32, "width": 32},
+                          {"batch": 2, "num_channels": 4, "height": 17, "width": 9},
+                          {"batch": 2, "num_channels": 3, "height": 17, "width": 9}]),
     "ortopt_bert": ("../models/ortopt_bert.onnx", "bert after onnxruntime's optimizer: EmbedLayerNormalization "
                     "reads positions 0..S-1 from a 128-row table.", "onnxruntime transformers optimizer",
                     [{"batch_size": 1, "sequence_length": 8}, {"batch_size": 2, "sequence_length": 128},
