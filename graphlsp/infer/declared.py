@@ -68,7 +68,7 @@ def _lone_atom(x: Dim) -> Atom | None:
 def _rewritten(g: Dim, relations: tuple[Condition, ...]) -> Dim:
     """g with each plain equality among `relations` applied as a rewrite of its lone-atom side."""
     for rel in relations:
-        if rel.broadcast or rel.at_most or not isinstance(g, Expr):
+        if rel.broadcast or rel.at_most or rel.others or not isinstance(g, Expr):
             continue
         for side, other in ((rel.b, rel.a), (rel.a, rel.b)):
             atom = _lone_atom(side)
@@ -85,7 +85,11 @@ def _mentions(x: Dim, atom: Atom) -> bool:
 
 
 def _holds(cond: Condition, sizes: dict[str, int]) -> bool | None:
-    """The condition at those sizes (None where a side is unknown or below 1: nothing is claimed there)."""
+    """The condition at those sizes (None where a side is unknown or below 1: nothing is claimed there); a
+    disjunction holds where one of its relations does."""
+    if cond.others:
+        got = [_holds(c, sizes) for c in cond.alternatives()]
+        return True if True in got else None if None in got else False
     a, b = value_at(cond.a, sizes), value_at(cond.b, sizes)
     if a is None or b is None or a < 1 or b < 1:
         return None

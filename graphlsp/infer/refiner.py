@@ -756,3 +756,4 @@ def _schema_body(op: str, version: int, domain: str) -> tuple[Graph, list[FuncAt
 
 
 schema_body = _schema_body  # for the layers above: an onnx schema's function body as a Graph (cached)
+bindings = _bindings  # for the layers above: the symbols bound by given sizes, and the inputs' given shapes

@@ -23,6 +23,7 @@ SCHEME = "graphlsp-view"
 RENDER = "graphlsp.renderView"
 SAVE_AS_TEXT = "graphlsp.saveViewAsText"
 FOLD_BINARY = "graphlsp.foldBinary"
+RENDER_REVISION = "graphlsp.renderRevision"  # a model at a git revision, for "Compare with HEAD"
 VIEW_CHANGED = "graphlsp/viewChanged"  # server -> client: {uri, path}: render the view again (the file changed)
 
 
