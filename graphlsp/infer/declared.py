@@ -11,6 +11,10 @@ size inside them where the pair differs is the witness, found over one common pe
 never by substituting sizes into expressions. Over several symbols, the difference is evaluated (integers, no
 rebuilding of expressions) at the first sizes of each symbol that its own requirements admit; a declaration that
 differs nowhere there is not reported. A pair is judged once per model, however many values carry it.
+
+A witness is one a caller can feed: symbols the model states as sums of others (`stated_relations`: an attention's
+total length is the past plus the new tokens) are replaced by those sums before the judgement. The findings about a
+binary's `value_info` entries, an exporter's annotations, are said once per model (`grouped_annotations`).
 """
 
 from __future__ import annotations
