@@ -347,4 +347,7 @@ def input_requirements(refiner: ShapeRefiner) -> list[DimRequirement]:
                     out.append(DimRequirement(value.name, i, dm, text, node))
     order = {v.name: k for k, v in enumerate(refiner.model.graph.inputs)} if refiner.model.graph else {}
     out.sort(key=lambda r: (order.get(r.input, 0), r.dim))
-    return out
+    firsts: dict[tuple[str, int, str], DimRequirement] = {}  # one a later node repeats (each layer's attention) once
+    for r in out:
+        firsts.setdefault((r.input, r.dim, r.requirement), r)
+    return list(firsts.values())
