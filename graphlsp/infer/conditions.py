@@ -175,6 +175,23 @@ class Solution(Frozen):
         return _simplest(Solution(out.period, out.residues, frozenset(v for v in values if not out.contains(v)),
                                   out.start))
 
+    def intersection(self, other: Solution) -> Solution | None:
+        """The sizes both allow (None when the result's period or its start would be too large to list)."""
+        a, b = self, other
+        if a.period and b.period:
+            first = max(a.start, b.start)
+            p = a.period * b.period // gcd(a.period, b.period)
+            if first > MAX_SPAN or p > MAX_PERIOD:
+                return None
+            res = frozenset(r for r in range(p) if r % a.period in a.residues and r % b.period in b.residues)
+            out = Solution(p, res, frozenset(), first)
+            candidates = set(range(1, first)) | a.values | b.values
+        else:
+            out = Solution(0, frozenset(), frozenset())
+            candidates = set(a.values) | set(b.values)
+        values = frozenset(v for v in candidates if a.contains(v) and b.contains(v) and not out.contains(v))
+        return _simplest(Solution(out.period, out.residues, values, out.start))
+
     def describe(self, name: str) -> str:
         """`height must be a multiple of 32`, `batch must be 1`, `sequence_length must be at most 128`."""
         parts: list[str] = []

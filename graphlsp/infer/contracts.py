@@ -20,6 +20,7 @@ from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer import witnesses
 from graphlsp.infer.conditions import Condition, Solution, reduced, solve
+from graphlsp.infer.declared import judge, stated_relations, value_at, with_relations
 from graphlsp.infer.refiner import ShapeRefiner
 
 SHAPE_CONDITION = "GL320"
@@ -91,7 +92,6 @@ def _solved(cond: Condition, name: str) -> Solution | None:
 
 
 _GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640, 1024, 2048, 4096, 8192)
-_SWEEP = tuple(range(1, 257)) + (320, 384, 448, 512, 640, 768, 1024)  # one symbol: every size up to 256, then some
 
 
 _at = witnesses.at
@@ -142,22 +142,26 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
         return []
     if symbols is None:
         symbols = input_symbols(refiner.model)
-    requirements = [c for conds in refiner.conditions.values() for c in map(reduced, conds)]
+    relations = stated_relations(refiner.model, refiner.values)  # total = past + sequence, for every caller
+    requirements = [(c, c.symbols()) for c in dict.fromkeys(
+        _related(c, relations) for conds in refiner.conditions.values() for c in map(reduced, conds))]
+    verdicts: dict[tuple[d.Dim, d.Dim], tuple[tuple[str, int], ...] | None] = {}  # a pair is judged once
     out: list[Finding] = []
     for value, (info, pairs) in refiner.declared_conditions.items():
         for i, ours, theirs in pairs:
-            cond = Condition(ours, theirs)
-            names = tuple(sorted(cond.symbols()))
-            if not names or not set(names) <= symbols.keys() or len(names) > 3:
-                continue
-            related = [c for c in requirements if c.symbols() and c.symbols() <= set(names)]
-            grid = [(v,) for v in _SWEEP] if len(names) == 1 else product(_GRID, repeat=len(names))
-            for values in grid:
-                sizes = dict(zip(names, values, strict=True))
-                if _holds(cond, sizes) is False and all(_holds(c, sizes) is not False for c in related):
-                    break
+            if (ours, theirs) in verdicts:
+                found = verdicts[ours, theirs]
             else:
+                a, b = with_relations(ours, relations), with_relations(theirs, relations)
+                names = Condition(a, b).symbols()
+                found = None
+                if names and names <= symbols.keys():
+                    found = judge(a, b, tuple(c for c, cs in requirements if cs and cs <= names))
+                verdicts[ours, theirs] = found
+            if found is None:
                 continue
+            sizes = dict(found)
+            sizes.update({n: v for n, x in relations.items() if (v := value_at(x, sizes)) is not None})
             at = ", ".join(f"{n}={v}" for n, v in sizes.items())
             producer = value.producer
             op = producer.qualified_op if producer is not None else "inference"
@@ -165,10 +169,17 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
             start, end = span if span is not None else (-1, -1)
             out.append(Finding(
                 "GL315", f"'{value.name}' is declared with dim {i} = {d.to_str(theirs)}, but {op} gives "
-                f"{d.to_str(ours)}: at {at} that is {_at(theirs, sizes)}, not {_at(ours, sizes)}", start, end,
+                f"{d.to_str(ours)}: at {at} that is {value_at(theirs, sizes)}, not {value_at(ours, sizes)}", start, end,
                 "warning", node=producer, detail=f"output {value.name}"))  # fmt: skip
             break
     return out
+
+
+def _related(cond: Condition, relations: dict[str, d.Dim]) -> Condition:
+    if not relations:
+        return cond
+    return Condition(with_relations(cond.a, relations), with_relations(cond.b, relations), cond.broadcast,
+                     cond.at_most)  # fmt: skip
 
 
 def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
@@ -275,7 +286,8 @@ def _finding(claim: _Claim, pinned: set[str]) -> Finding:
         related = [(f"{op} fixes it", *(node.op_span or (-1, -1))), *related]
         return Finding(FIXED_DYNAMIC_DIM, f"dim {i} of input '{value.name}'{declared} is declared dynamic ('{name}'), "
                        f"but {op}{where} fixes it to {v}: {cond.equation()} (it fails at {at}){also}", vs, ve,
-                       "warning", related=related, detail=f"input {value.name}", value=value.name)  # fmt: skip
+                       "warning", related=related, detail=f"input {value.name}", value=value.name,
+                       cause=node)  # fmt: skip
     span = node.op_span
     start, end = span if span is not None else (-1, -1)
     if sol is None:
@@ -290,13 +302,14 @@ def _finding(claim: _Claim, pinned: set[str]) -> Finding:
 class DimRequirement(Frozen):
     """One dim of a graph input and what one node requires of it."""
 
-    __slots__ = ("input", "dim", "symbol", "requirement", "node")
+    __slots__ = ("input", "dim", "symbol", "requirement", "node", "also")
 
     input: str
     dim: int
     symbol: str
     requirement: str  # `height % 32 must be 0 or 17-31`, or an equation over several dims
     node: Node
+    also: tuple[Node, ...]  # further nodes whose conditions on the dim `requirement` states with the node's
 
     def __init__(
         self,
@@ -305,46 +318,58 @@ class DimRequirement(Frozen):
         symbol: str,
         requirement: str,
         node: Node,
+        also: tuple[Node, ...] = (),
     ) -> None:
         object.__setattr__(self, "input", input)
         object.__setattr__(self, "dim", dim)
         object.__setattr__(self, "symbol", symbol)
         object.__setattr__(self, "requirement", requirement)
         object.__setattr__(self, "node", node)
+        object.__setattr__(self, "also", also)
 
     def __repr__(self) -> str:
         return (
             f"DimRequirement(input={self.input!r}, dim={self.dim!r}, symbol={self.symbol!r}, "
-            f"requirement={self.requirement!r}, node={self.node!r})"
+            f"requirement={self.requirement!r}, node={self.node!r}, also={self.also!r})"
         )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not DimRequirement:
             return NotImplemented
-        mine = (self.input, self.dim, self.symbol, self.requirement, self.node)
-        theirs = (other.input, other.dim, other.symbol, other.requirement, other.node)
+        mine = (self.input, self.dim, self.symbol, self.requirement, self.node, self.also)
+        theirs = (other.input, other.dim, other.symbol, other.requirement, other.node, other.also)
         return mine == theirs
 
     def __hash__(self) -> int:
-        return hash((self.input, self.dim, self.symbol, self.requirement, self.node))
+        return hash((self.input, self.dim, self.symbol, self.requirement, self.node, self.also))
 
 
 def input_requirements(refiner: ShapeRefiner) -> list[DimRequirement]:
     """What the nodes require of each graph input dim (for hovers and `graphlsp shapes`), in input order."""
     out: list[DimRequirement] = []
     for contract in contracts(refiner).values():
+        stated: list[tuple[str, Node, tuple[Node, ...]]] = []
+        joint: tuple[Solution, Node, tuple[Node, ...]] | None = None  # the conditions on one dim: their intersection
         for node, cond, sol in contract.requirements:
             names = sorted(cond.symbols())
             if sol is not None:
-                text = sol.describe(contract.symbol)
+                both = joint[0].intersection(sol) if joint is not None else sol
+                if both is not None and joint is not None:
+                    joint = (both, joint[1], (*joint[2], node))
+                elif joint is None:
+                    joint = (sol, node, ())
+                else:
+                    stated.append((sol.describe(contract.symbol), node, ()))
             elif len(names) > 1 and witness(cond, tuple(names)) is not None:
-                text = cond.equation()
-            else:
-                continue
+                stated.append((cond.equation(), node, ()))
+        if joint is not None:
+            stated.insert(0, (joint[0].describe(contract.symbol), joint[1], joint[2]))
+        for text, node, also in stated:
             for value, i in contract.places:
                 dm = value.type.dims[i] if value.type is not None and value.type.dims is not None else None
                 if isinstance(dm, str):
-                    out.append(DimRequirement(value.name, i, dm, text, node))
+                    out.append(DimRequirement(value.name, i, dm, text, node,
+                                              tuple(n for n in dict.fromkeys(also) if n is not node)))  # fmt: skip
     order = {v.name: k for k, v in enumerate(refiner.model.graph.inputs)} if refiner.model.graph else {}
     out.sort(key=lambda r: (order.get(r.input, 0), r.dim))
     firsts: dict[tuple[str, int, str], DimRequirement] = {}  # one a later node repeats (each layer's attention) once

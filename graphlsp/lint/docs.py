@@ -196,9 +196,11 @@ DOCS: dict[str, RuleDoc] = {
     "GL315": RuleDoc(
         "A declared type (graph output, value info) that contradicts inference misleads every tool reading it. "
         "A graph output's is an error (the graph's interface is wrong); a value_info entry's a warning (runtimes "
-        "recompute value_info, so the model still runs).",
+        "recompute value_info, so the model still runs). In a binary model, the value_info entries inference "
+        "contradicts are one finding (how many, the first few): an exporter's annotations.",
         H + "g (float[2, 3] x) => (float[3, 2] y) {\n  y = Relu (x)\n}\n",
-        "Declare the inferred type (quick fix) or fix the producer.",
+        "Declare the inferred type (quick fix) or fix the producer; in a binary, `check --fix` removes the "
+        "contradicted value_info entries.",
     ),
     "GL316": RuleDoc(
         "graphlsp has no shape rule for the op, so its outputs and everything after are of unknown shape. Most "
