@@ -21,8 +21,8 @@ def _model(name: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is not here")
     return path
-REAL = sorted((ROOT / "corpus" / "models").glob("*.onnx")) + sorted((ROOT.parent / "shared" / "realworld").glob("*.onnx")) \
-    + sorted(oracle.SIZES.glob("*.onnx"))
+REAL = sorted((ROOT / "corpus" / "models").glob("*.onnx")) + sorted((ROOT / "corpus" / "ultralytics").glob("*.onnx")) \
+    + sorted((ROOT.parent / "shared" / "realworld").glob("*.onnx")) + sorted(oracle.SIZES.glob("*.onnx"))
 
 
 def test_corpus_has_enough_exports() -> None:
