@@ -94,7 +94,6 @@ def _solved(cond: Condition, name: str) -> Solution | None:
 _GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640, 1024, 2048, 4096, 8192)
 
 
-_at = witnesses.at
 _holds = witnesses.holds
 
 

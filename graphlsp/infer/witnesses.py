@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import product
 
-from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution
 from graphlsp.infer.declared import value_at
 
@@ -24,12 +23,6 @@ OTHER_SIZES = (8, 16, 32, 64, 128, 224, 320, 640)  # sizes tried for the symbols
 MAX_SYMBOLS = 3  # a condition over more symbols is not searched (it is not reported)
 
 Sizes = dict[str, int]
-
-
-def at(x: d.Dim, sizes: Sizes) -> d.Dim:
-    for name, v in sizes.items():
-        x = d.replace(x, d.symbol(name), v)
-    return x
 
 
 def satisfied(cond: Condition, a: int, b: int) -> bool:
