@@ -1,4 +1,4 @@
-"""The `graphlsp` command: check, rules, rule, shapes, fold, graph, convert, serve."""
+"""The `graphlsp` command: check, rules, rule, shapes, cost, fold, graph, convert, diff, serve."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     name = args.stdin_filename or "-"
     try:
-        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]))
+        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]),
+                                 user=args.config is not None)  # `--config`: the user's own file
     except ConfigError as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -223,31 +224,16 @@ def _without_hints(
 
 
 def _replace(path: str, data: bytes) -> bool:
-    """Write a file atomically: a temporary file in the same folder, then renamed over it (an interrupted
-    `--fix` leaves the old file or the new one, never half of one). The file keeps its permission bits.
-    False (and the error said) when it cannot be written."""
-    import contextlib
-    import stat
-    import tempfile
+    """Write a fixed model atomically (files.write_file: a temporary file in the same folder, then renamed over
+    it; an interrupted `--fix` leaves the old file or the new one, never half of one). The file keeps its
+    permission bits. False (and the error said) when it cannot be written."""
+    from graphlsp.files import write_file
 
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = ""
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as e:
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        if not isinstance(e, OSError):
-            raise
-        print(f"graphlsp: error: {path}: cannot write the fixed model: {e.strerror or e}", file=sys.stderr)
+        write_file(path, data, keep_mode=True, sync=True)
+    except (OSError, ValueError) as e:
+        print(f"graphlsp: error: {path}: cannot write the fixed model: {getattr(e, 'strerror', None) or e}",
+              file=sys.stderr)  # fmt: skip
         return False
     return True
 
@@ -283,9 +269,10 @@ def _output_problem(output: str, inputs: str) -> str | None:
 
 def _write_output(output: str, data: bytes) -> str | None:
     """Write a command's output file; why it could not be written, or None."""
+    from graphlsp.files import write_file
+
     try:
-        with open(output, "wb") as f:
-            f.write(data)
+        write_file(output, data)  # a link planted at the output's name is replaced, never written through
     except (OSError, ValueError) as e:
         return f"cannot be written: {getattr(e, 'strerror', None) or e}"
     return None
@@ -340,6 +327,11 @@ def _convert(args: argparse.Namespace) -> int:
     from graphlsp.source import TEXT_SUFFIXES, is_binary
 
     src, dst = args.input, args.output
+    weights = getattr(args, "weights", None)
+    textconv = getattr(args, "textconv", False)
+    if textconv and dst != "-":
+        print("graphlsp: error: --textconv writes to standard output: give no output file", file=sys.stderr)
+        return EXIT_USAGE
     from_binary = is_binary(src)
     to_binary = dst != "-" and is_binary(dst)
     if dst != "-" and not to_binary and Path(dst).suffix not in TEXT_SUFFIXES:
@@ -365,8 +357,15 @@ def _convert(args: argparse.Namespace) -> int:
         except Exception as e:  # protobuf's DecodeError and friends
             print(f"{src}:1:1: {_finding('GL106', f'cannot load binary ONNX model: {e}')}", file=sys.stderr)
             return EXIT_ERRORS
+        if weights == "external":
+            return _convert_external(model, src, dst)
         try:
-            text = print_model(model)
+            if weights == "inline":
+                text = print_model(model)
+            elif textconv:  # stable: no temporary path of git's in it, a digest of every weight left out
+                text = print_model(model, data="digest")
+            else:
+                text = print_model(model, data="summary", source=src)
         except PrintError as e:
             print(f"graphlsp: error: {src}: {e}", file=sys.stderr)
             return EXIT_ERRORS
@@ -387,6 +386,9 @@ def _convert(args: argparse.Namespace) -> int:
         if source.error:
             print(f"{src}:1:1: {_finding(*source.error[:2])}", file=sys.stderr)
             return EXIT_ERRORS
+        if textconv:  # a text model is its own text
+            sys.stdout.write(source.text)
+            return EXIT_CLEAN
         doc = SyntaxDocument(source.text)
         if doc.problems:
             sys.stderr.write(format_text(d for d in collect(doc, src) if d.code.startswith("GL1")))
@@ -415,6 +417,95 @@ def _convert(args: argparse.Namespace) -> int:
             print(f"graphlsp: error: {dst}: {problem}", file=sys.stderr)
             return EXIT_USAGE
     return EXIT_CLEAN
+
+
+def _convert_external(model: Any, src: str, dst: str) -> int:
+    """`convert --weights external`: the text, and its large tensors in `OUT.data` beside it."""
+    from graphlsp.syntax.printer import PrintError, print_with_external_data
+
+    if dst == "-":
+        print("graphlsp: error: --weights external writes a data file beside the text: name the text file",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    location = os.path.basename(dst) + ".data"
+    try:
+        text, data = print_with_external_data(model, location)
+    except PrintError as e:
+        print(f"graphlsp: error: {src}: {e}", file=sys.stderr)
+        return EXIT_ERRORS
+    data_path = os.path.join(os.path.dirname(dst), location)
+    problem = _output_problem(data_path, src) or _write_output(data_path, data)
+    problem = problem or _write_output(dst, text.encode("utf-8"))
+    if problem is not None:
+        print(f"graphlsp: error: {dst}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_CLEAN
+
+
+def _diff(args: argparse.Namespace) -> int:
+    """Two models compared (graphlsp/diff); with git's seven (or nine) arguments, a git diff driver."""
+    import json
+
+    from graphlsp.diff.load import LoadError
+    from graphlsp.lint.config import ConfigError, load_settings, validate_targets
+
+    paths = args.paths
+    git = len(paths) in (7, 9)  # path old-file old-hex old-mode new-file new-hex new-mode [new-path rename-info]
+    if git:
+        old, new = paths[1], paths[4]
+        names = (f"a/{paths[0]}", f"b/{paths[7] if len(paths) == 9 else paths[0]}")
+    elif len(paths) == 2:
+        old, new = paths
+        names = (old, new)
+    else:
+        print(f"graphlsp: error: diff takes two models (OLD NEW) or git's seven arguments, not {len(paths)}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    try:
+        settings = load_settings(new if new != "/dev/null" else old)
+        if args.target:
+            settings.targets = validate_targets([t for x in args.target for t in x.split(",") if t], "--target")
+    except ConfigError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    binary = None
+    if git:  # git's temporary copies keep the file's name at their end; the path says what the file is
+        binary = paths[0].lower().endswith(".onnx")
+    try:
+        from graphlsp.diff.compare import compare
+        from graphlsp.diff.load import load
+
+        sides = load(old, settings, names[0], binary), load(new, settings, names[1], binary)
+        report = compare(*sides, settings)
+    except LoadError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        text = json.dumps(report.data, indent=1, ensure_ascii=False, default=str) + "\n"
+    elif args.format == "html":
+        from graphlsp.diff.page import diff_page
+
+        text = diff_page(report, *sides)
+    else:
+        from graphlsp.diff.text import format_text
+
+        text = format_text(report.data)
+    out = args.output
+    if out is None and args.format == "html":
+        from pathlib import Path
+
+        out = f"{Path(names[0]).stem}-{Path(names[1]).stem}.diff.html"
+    if out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        problem = _output_problem(out, old) or _write_output(out, text.encode("utf-8"))
+        if problem is not None:
+            print(f"graphlsp: error: {out}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"wrote {out}", file=sys.stderr)
+    if git:  # git stops at an external diff that exits non-zero
+        return EXIT_CLEAN
+    return EXIT_CLEAN if report.equal else EXIT_ERRORS
 
 
 def _shapes(args: argparse.Namespace) -> int:
@@ -498,6 +589,67 @@ def _shapes_refused(model: Any, sizes: InputSizes, given: InputSizes, settings: 
     for p in problems:
         print(f"graphlsp: error: {_size_option(p.kind, p.name, given, settings.source)}: {p.message}", file=sys.stderr)
     return bool(problems)
+def _cost(args: argparse.Namespace) -> int:
+    """FLOPs, bytes, parameters and peak memory as formulas in the input dims (graphlsp/cost)."""
+    from graphlsp.analysis import Analysis, ModelAnalysis
+    from graphlsp.cost.model import model_cost
+    from graphlsp.cost.report import format_csv, format_json, format_text
+    from graphlsp.graph.ops import closest
+    from graphlsp.infer.refiner import bindings
+    from graphlsp.lint.config import ConfigError, load_settings
+    from graphlsp.source import read_source
+
+    try:
+        settings = load_settings(args.file)
+        sizes = settings.sizes.merged(_sizes(args))
+    except (ConfigError, ValueError) as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.file.endswith(".onnx"):
+        from graphlsp.binary.read import read_model
+
+        try:
+            model, _ = read_model(args.file)
+        except OSError as e:
+            print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        except Exception as e:  # protobuf's DecodeError and friends
+            print(f"graphlsp: error: {args.file}: cannot load binary ONNX model: {e}", file=sys.stderr)
+            return EXIT_ERRORS
+        refiner = ModelAnalysis(model, []).refiner  # unbound: the formulas; the sizes are evaluated into them
+    else:
+        try:
+            source = read_source(args.file)
+        except OSError as e:
+            print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
+        a = Analysis(source.text)
+        model, refiner = a.model, a.refiner
+    env, shapes = bindings(model, sizes)
+    inputs = {v.name for v in model.graph.inputs} if model.graph is not None else set()
+    declared = {x for v in (model.graph.inputs if model.graph is not None else []) if v.type is not None
+                for x in (v.type.dims or ()) if isinstance(x, str)}  # fmt: skip
+    for name in sizes.dim_map():
+        if name not in declared:
+            near = closest(name, declared)
+            print(f"graphlsp: error: --dim {name}: no graph input has a dim named {name!r}"
+                  + (f"; did you mean {near!r}?" if near else f" (its dims: {', '.join(sorted(declared)) or 'none'})"),
+                  file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+    for name in shapes:
+        if name not in inputs:
+            near = closest(name, inputs)
+            print(f"graphlsp: error: --input-shape {name}: no graph input named {name!r}"
+                  + (f"; did you mean {near!r}?" if near else ""), file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+    cost = model_cost(model, refiner)
+    if args.format == "json":
+        sys.stdout.write(format_json(cost, args.by, env, args.depth))
+    elif args.format == "csv":
+        sys.stdout.write(format_csv(cost, args.by, env, args.depth))
+    else:
+        sys.stdout.write(format_text(cost, args.by, env, args.file, args.depth))
+    return EXIT_CLEAN
 
 
 def _fold(args: argparse.Namespace) -> int:
@@ -616,7 +768,10 @@ def _graph(args: argparse.Namespace) -> int:
     if out == "-":
         sys.stdout.write(text)
         return EXIT_CLEAN
-    Path(out).write_text(text, encoding="utf-8")
+    problem = _output_problem(out, args.file) or _write_output(out, text.encode("utf-8"))
+    if problem is not None:
+        print(f"graphlsp: error: {out}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"{args.file}: wrote {out}", file=sys.stderr)
     return EXIT_CLEAN
 
@@ -636,7 +791,7 @@ def _serve(args: argparse.Namespace) -> int:
         address = f"{host or '127.0.0.1'}:{int(port)}"
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
     try:
-        serve(address)
+        serve(address, source_diagnostics=args.source_diagnostics)
     except OSError as e:  # the address is taken, or the host is not one of this machine's
         print(f"graphlsp: error: --tcp {args.tcp}: cannot listen there: {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE
@@ -683,7 +838,8 @@ def _plain_check(args: list[str]) -> Any:
 
 
 _FUNCS: dict[str, Any] = {"check": _check, "rules": _rules, "rule": _rule, "shapes": _shapes, "fold": _fold,
-                          "graph": _graph, "serve": _serve, "convert": _convert}  # fmt: skip
+                          "graph": _graph, "serve": _serve, "convert": _convert, "cost": _cost,
+                          "diff": _diff}  # fmt: skip
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -724,7 +880,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _one_file(args: argparse.Namespace) -> bool:
     """Does this command read one model and end? (`serve` does not end; `check` of a folder reads many.)"""
-    if args.command in ("shapes", "fold", "convert", "graph"):
+    if args.command in ("shapes", "fold", "convert", "graph", "cost", "diff"):
         return True
     if args.command != "check":
         return False
@@ -750,5 +906,15 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def drop_working_directory() -> None:
+    """`python -m graphlsp` put the working directory first on sys.path: taken off again, so that a repository
+    being checked that ships `lark.py` or `onnxruntime/` never has it imported (modules are imported lazily, long
+    after this). `python -P -m graphlsp` (docs/security.md) keeps it off from the start, graphlsp's own modules
+    included."""
+    if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
+
+
 if __name__ == "__main__":
+    drop_working_directory()
     sys.exit(main())

@@ -30,6 +30,7 @@ from graphlsp.graph import ops
 from graphlsp.graph.core import (
     NO_NODE_ORIGIN,
     Attr,
+    ExportedNode,
     FuncAttr,
     Function,
     Graph,
@@ -380,8 +381,8 @@ class _Reader:
         self._order_findings(g, self.back.pop(id(g)))
         taken = set(gp.input) | set(gp.output) if is_fn else {vi.name for vi in [*gp.input, *gp.output]}
         for vi in gp.value_info:
-            if vi.name not in taken:
-                g.value_infos.setdefault(vi.name, ValueInfo(vi.name, self.declared(vi, f"{where} value_info", owner)))
+            if vi.name not in taken and vi.name not in g.value_infos:  # the first of duplicates (onnxslim writes 5)
+                g.value_infos[vi.name] = ValueInfo(vi.name, self.declared(vi, f"{where} value_info", owner))
         for name, info in g.value_infos.items():
             known = values.get(name)
             if known is not None and known.type is None:
@@ -418,7 +419,12 @@ class _Reader:
         for index, np_ in enumerate(nps):
             name = np_.name  # a name that is not empty is there; HasField tells an empty one from none
             domain = np_.domain
-            node = Node(g, index, NO_NODE_ORIGIN, normalize(domain) if domain else domain, np_.op_type,
+            # where the exporter says the node comes from (metadata_props, doc_string): read as they are, parsed
+            # by graphlsp.provenance when asked (a decoded message's absent list is not made here)
+            meta = np_.__dict__.get("metadata_props") if type(np_) is _LightNode else np_.metadata_props
+            doc = np_.doc_string
+            origin = NO_NODE_ORIGIN if not meta and not doc else _exported(meta, doc)
+            node = Node(g, index, origin, normalize(domain) if domain else domain, np_.op_type,
                         np_.overload, name if name or np_.HasField("name") else None)  # fmt: skip
             nodes.append(node)
             attrs = np_.attribute
@@ -525,6 +531,14 @@ class _Reader:
             a = self.attribute(None, ap)
             attrs.append(FuncAttr(ap.name, a.kind, a.value, True))
         return Function(ops.normalize_domain(fp.domain), fp.name, fp.overload, own, attrs)
+
+
+_LightNode = light.NodeProto
+
+
+def _exported(meta: Any, doc: str) -> ExportedNode:
+    pairs = tuple((e.key, e.value) for e in meta) if meta else ()
+    return ExportedNode(pairs + (("doc_string", doc),) if doc else pairs)
 
 
 class _Scope:

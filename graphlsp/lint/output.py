@@ -229,6 +229,7 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
                     snippet.append(f"  | {tint}{caret}{_RESET}" if colour else f"  | {caret}")
             if d.detail and d.node_index is not None:
                 snippet.append(f"  = {_clip(d.detail, EXCERPT)}")
+            snippet += [f"  = {_clip(line, EXCERPT * 2)}" for line in python_lines(d)]
             out += [*snippet, *tail] if snippet or note else []
             continue
         lines = split.get(d.file)
@@ -249,6 +250,36 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
         elif note:
             out += tail
     return "\n".join(out) + ("\n" if out else "")
+
+
+def python_lines(d: Diagnostic) -> list[str]:
+    """`made by `model.py:12` `code`` at `src/model.py:12`: the Python lines a binary model's finding was made by
+    (its related information with a `file`, graphlsp.provenance)."""
+    out = []
+    for r in d.related:
+        if "origin" not in r:
+            continue
+        where = _shown_path(r["file"]) if r.get("file") else r["origin"]
+        out.append(f"{r['message']} at {where}:{r['line']}")
+    return out
+
+
+def _shown_path(path: str) -> str:
+    """A path relative to the working directory when it lies under it, else as it is."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _in_repository(path: str) -> str | None:
+    """The path relative to the working directory (the repository a CI job checks), None when outside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return None
+    return None if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
 
 
 def format_json(diagnostics: Iterable[Diagnostic]) -> str:
@@ -284,6 +315,19 @@ def _logical(d: Diagnostic) -> list[dict[str, object]]:
             props["op"] = d.op
         return [{"name": who, "fullyQualifiedName": f"{d.graph}/{who}", "kind": "member", "properties": props}]
     return [{"name": d.graph, "fullyQualifiedName": d.graph, "kind": "function"}]
+
+
+def _sarif_related(i: int, r: dict[str, object]) -> dict[str, object]:
+    path = str(r["file"])
+    rel = _in_repository(path)
+    if rel is not None:
+        artifact: dict[str, object] = {"uri": quote(rel), "uriBaseId": "%SRCROOT%"}
+    else:
+        from pathlib import Path
+
+        artifact = {"uri": Path(path).as_uri()}
+    return {"id": i, "message": {"text": r["message"]},
+            "physicalLocation": {"artifactLocation": artifact, "region": {"startLine": r["line"]}}}  # fmt: skip
 
 
 def format_sarif(diagnostics: Iterable[Diagnostic]) -> str:
@@ -332,6 +376,9 @@ def format_sarif(diagnostics: Iterable[Diagnostic]) -> str:
         }
         if d.detail:
             result["properties"] = {"detail": d.detail}
+        python = [r for r in d.related if r.get("file")]
+        if python:  # the Python lines that made the node (graphlsp.provenance)
+            result["relatedLocations"] = [_sarif_related(i, r) for i, r in enumerate(python)]
         results.append(result)
     from pathlib import Path
 
@@ -376,6 +423,12 @@ def format_github(diagnostics: Iterable[Diagnostic]) -> str:
                 message += f" ({note})"
             props = f"file={_escape_property(d.file)},title={_escape_property(title)}"
             out.append(f"::{level} {props}::{_escape_data(message)}\n")
+            for r in d.related:  # the Python line that made the node, when the repository has the file
+                rel = _in_repository(r["file"]) if r.get("file") else None
+                if rel is not None:
+                    where = f"{d.code} ({_shown_path(d.file)}: {place or 'the model'})"
+                    props = f"file={_escape_property(rel)},line={r['line']},title={_escape_property(where)}"
+                    out.append(f"::{level} {props}::{_escape_data(message)}\n")
             continue
         props = (f"file={_escape_property(d.file)},line={d.line},col={d.col},endLine={d.end_line},"
                  f"endColumn={d.end_col},title={_escape_property(d.code)}")  # fmt: skip

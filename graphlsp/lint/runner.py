@@ -1,7 +1,8 @@
 """`graphlsp check` over many files: settings, suppressions, safe fixes, a process pool and a result cache.
 
 The cache is keyed by the file's content, graphlsp's version and the settings, so an unchanged file is not
-analysed again; it lives in `.graphlsp_cache/` next to the config file (or in the working directory).
+analysed again; it lives in `.graphlsp_cache/` next to the config file (or in the working directory), a folder
+graphlsp creates and never follows when it is a link (docs/security.md).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from graphlsp.source import is_binary
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
-    from pathlib import Path
 
     from graphlsp.analysis import Analysis
     from graphlsp.graph.core import Model
@@ -321,7 +321,10 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
 def _cache_key(data: bytes, settings: Settings) -> str:
     import hashlib  # 2 ms of imports: not for a check without the cache
 
-    h = hashlib.sha256(data)
+    from graphlsp.files import cache_salt
+
+    h = hashlib.sha256(cache_salt())  # a repository's planted entries never match
+    h.update(data)
     h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}\0{_runtime_stamp(bool(settings.targets))}".encode())
     return h.hexdigest()
 
@@ -351,41 +354,44 @@ def _code_stamp() -> str:
     return str(newest)
 
 
-def _cache_dir(settings: Settings) -> Path:
-    from pathlib import Path  # for the results cache only: a check with --no-cache does not import it
-
-    return (Path(settings.root) if settings.root is not None else Path.cwd()) / ".graphlsp_cache"
+def _cache_root(settings: Settings) -> str:
+    return settings.root if settings.root is not None else os.getcwd()
 
 
-def _load_cached(path: str, settings: Settings) -> FileResult | None:
+def _load_cached(path: str, settings: Settings, folder: int | None) -> FileResult | None:
     import json
 
+    from graphlsp.files import read_at
     from graphlsp.infer.sizes import SizeProblem
     from graphlsp.source import decode
 
+    if folder is None:
+        return None
     try:
         data = read_regular(path)
-        entry = json.loads((_cache_dir(settings) / f"{_cache_key(data, settings)}.json").read_text())
-    except (OSError, ValueError):
+        entry = json.loads(read_at(folder, f"{_cache_key(data, settings)}.json"))
+        diags = [Diagnostic(**{**d, "file": path}) for d in entry["diagnostics"]]
+    except (OSError, ValueError, TypeError, KeyError):
         return None
-    diags = [Diagnostic(**{**d, "file": path}) for d in entry["diagnostics"]]
     text = "" if is_binary(path) else decode(data)[0]
     problems = [SizeProblem(*p) for p in entry.get("sizes", [])] if entry.get("sizes") else []
     return FileResult(path, diags, text, is_binary(path), cached=True, size_problems=problems)
 
 
-def _store(result: FileResult, settings: Settings) -> None:
+def _store(result: FileResult, settings: Settings, folder: int) -> None:
+    """A file's findings kept in the project's cache folder (files.project_cache: never a link), every file
+    through the one writer (a planted `.gitignore -> elsewhere` is replaced, not written through)."""
     import json
+
+    from graphlsp.files import write_file
 
     try:
         data = read_regular(result.path)
-        folder = _cache_dir(settings)
-        folder.mkdir(exist_ok=True)
-        (folder / ".gitignore").write_text("*\n")
+        write_file(".gitignore", b"*\n", dir_fd=folder)
         payload = [{k: getattr(d, k) for k in Diagnostic.__slots__} for d in result.diagnostics]  # type: ignore[attr-defined]
         entry = {"diagnostics": payload, "sizes": [p.to_json() for p in result.size_problems]}
-        (folder / f"{_cache_key(data, settings)}.json").write_text(json.dumps(entry))
-    except OSError:
+        write_file(f"{_cache_key(data, settings)}.json", json.dumps(entry).encode(), dir_fd=folder)
+    except (OSError, ValueError):
         pass  # a read-only tree: no cache, same results
 
 
@@ -407,10 +413,13 @@ def _worker(args: tuple[str, Settings, bool, bool]) -> FileResult:
 
 def check_files(paths: list[str], settings: Settings, fix: bool = False, jobs: int = 0, cache: bool = True,
                 progress: bool = False, unsafe: bool = False) -> list[FileResult]:  # fmt: skip
+    from graphlsp.files import project_cache
+
     results: dict[str, FileResult] = {}
     todo = []
+    folder = project_cache(_cache_root(settings)) if cache and not fix and paths else None
     for p in paths:
-        cached = _load_cached(p, settings) if cache and not fix else None
+        cached = _load_cached(p, settings, folder) if cache and not fix else None
         if cached is not None:
             results[p] = cached
         else:
@@ -432,10 +441,12 @@ def check_files(paths: list[str], settings: Settings, fix: bool = False, jobs: i
             _progress(progress, done, len(todo), r.path)
     if progress and todo:
         sys.stderr.write("\r\033[K")
-    for p in todo:
-        r = results[p]
-        if cache and not fix and not r.error:
-            _store(r, settings)
+    if folder is not None:
+        for p in todo:
+            r = results[p]
+            if not r.error:
+                _store(r, settings, folder)
+        os.close(folder)
     return [results[p] for p in paths]
 
 

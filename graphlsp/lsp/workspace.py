@@ -190,6 +190,10 @@ class GraphLspServer(LanguageServer):
         self.views: dict[str, BinaryView] = {}  # path -> its latest rendering (touched on the worker thread only)
         self.loop: asyncio.AbstractEventLoop | None = None  # the one messages are sent from (set at initialize)
         self._config_errors_shown: set[str] = set()  # each shown once, until a setting changes
+        self._sources: dict[str, Any] = {}  # per document: where its nodes' Python files are (graphlsp.provenance)
+        self.source_diagnostics = False  # `serve --source-diagnostics`: findings also on the Python lines
+        # `--source-diagnostics`: a model's path -> each Python file's diagnostics (LSP JSON) it published there
+        self.python_published: dict[str, dict[str, list[str]]] = {}
 
     @property
     def encoding(self) -> str:
@@ -297,7 +301,22 @@ class GraphLspServer(LanguageServer):
         self._settings[uri] = found
         return found
 
+    def sources_for(self, uri: str) -> Any:
+        """Where the Python files of a document's nodes are looked for (graphlsp.provenance.locate.Sources): the
+        workspace folders (else the settings' folder) and the settings' `path-map`."""
+        found = self._sources.get(uri)
+        if found is None:
+            from graphlsp.provenance.locate import Sources
+
+            settings = self.settings_for(uri)
+            roots = [p for f in (self.workspace.folders or {}).values() if (p := views.fs_path(f.uri))]
+            if not roots:
+                roots = [settings.root or os.getcwd()]
+            found = self._sources[uri] = Sources(roots, settings.path_map)
+        return found
+
     def forget_settings(self) -> None:
+        self._sources.clear()
         self._settings.clear()
         self._config_errors_shown.clear()
 
