@@ -4,7 +4,6 @@ it works, the rules are listed in code order, and every timing says when (and on
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -50,7 +49,7 @@ def test_the_kernel_table_cache_is_named_as_it_is_written(tmp_path: Path, monkey
         assert kernels.installed_table() is not None
     finally:
         kernels.installed_table.cache_clear()
-    found = version = kernels.installed_version()
+    found = kernels.installed_version()
     assert found is not None
     dist, version = found
     (written,) = [p.name for p in (tmp_path / "graphlsp").iterdir() if version in p.name]
