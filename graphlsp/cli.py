@@ -597,7 +597,7 @@ def _cost(args: argparse.Namespace) -> int:
     from graphlsp.graph.ops import closest
     from graphlsp.infer.refiner import bindings
     from graphlsp.lint.config import ConfigError, load_settings
-    from graphlsp.source import read_source
+    from graphlsp.source import is_binary, read_source
 
     try:
         settings = load_settings(args.file)
@@ -605,7 +605,7 @@ def _cost(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if args.file.endswith(".onnx"):
+    if is_binary(args.file):
         from graphlsp.binary.read import read_model
 
         try:

@@ -118,6 +118,8 @@ def test_upper_case_onnx_is_a_binary_model(capsys: pytest.CaptureFixture[str], t
     assert code == 0 and "All checks passed (1 file)." in out, out + err
     code, out, _ = run(capsys, "shapes", str(tmp_path / "CNN.ONNX"))
     assert code == 0 and out.startswith("input\tpixel_values")
+    code, out, _ = run(capsys, "cost", str(tmp_path / "CNN.ONNX"))
+    assert code == 0 and "FLOPs" in out
 
 
 def test_an_empty_onnx_file_says_it_is_empty(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
