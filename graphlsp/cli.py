@@ -191,16 +191,25 @@ def _refused_sizes(results: list[Any], given: InputSizes, settings: Settings) ->
     """Usage errors for the sizes the checked models contradict: a name is unknown when no model has it (a folder's
     models differ), a size that contradicts a model's input is an error on that model."""
     models = [r for r in results if not r.error and not r.path.lower().endswith(".onnxop")]
-    out: list[str] = []
+    refused: dict[str, list[str]] = {}  # one message, the models that refuse it (said once, as findings are)
     unknown: dict[tuple[str, str], str] = {}
     for k, r in enumerate(models):
         mine = {(p.kind, p.name): p.message for p in r.size_problems if p.unknown}
         unknown = mine if k == 0 else {key: m for key, m in unknown.items() if key in mine}
         for p in r.size_problems:
             if not p.unknown:
-                where = f"{r.path}: " if len(models) > 1 else ""
-                out.append(f"{where}{_size_option(p.kind, p.name, given, settings.source)}: {p.message}")
-    return [f"{_size_option(kind, name, given, settings.source)}: {m}" for (kind, name), m in unknown.items()] + out
+                refused.setdefault(f"{_size_option(p.kind, p.name, given, settings.source)}: {p.message}", []) \
+                    .append(r.path)  # fmt: skip
+    out = [f"{_size_option(kind, name, given, settings.source)}: {m}" for (kind, name), m in unknown.items()]
+    for message, paths in refused.items():
+        if len(models) == 1:
+            out.append(message)
+        elif len(paths) == 1:
+            out.append(f"{paths[0]}: {message}")
+        else:
+            shown = ", ".join(paths[:3]) + (", …" if len(paths) > 3 else "")
+            out.append(f"{message} ({len(paths)} models: {shown})")
+    return out
 
 
 def _without_hints(
