@@ -4,6 +4,7 @@ model that cannot be read says so instead of staying on "laying out…"."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 
 from graphlsp.cli import main
 from tests.conftest import shared
-from tests.graphview.browser import Page
+from tests.graphview.browser import STATUS_TIMEOUT_MS, Page
 
 
 @pytest.fixture
@@ -40,20 +41,36 @@ def _rects(tab: Page) -> tuple[dict[str, float], dict[str, float]]:
     return drawn, room
 
 
+def _laid_out(tab: Page, after: int) -> dict[str, Any]:
+    """The page's status once more than `after` layouts are done, polled from here (the page's CSP refuses the
+    script playwright's wait_for_function would evaluate in it)."""
+    deadline = time.monotonic() + STATUS_TIMEOUT_MS / 1000
+    while tab.layouts() <= after and time.monotonic() < deadline:
+        time.sleep(0.05)
+    status = tab.status()
+    assert status is not None and status["layouts"] > after and "error" not in status, status
+    return status
+
+
+def _open(tab: Page, page: Path) -> None:
+    tab.page.goto(page.resolve().as_uri())
+    _laid_out(tab, 0)
+
+
 def _open_body(tab: Page) -> None:
     """Open the else branch of silero VAD's If (113 nodes, 2877 x 5224 laid out)."""
     tab.page.locator('[data-node="2"]').click()
     before = tab.layouts()
     tab.page.locator("#panel .open-body").first.click()
-    assert tab.wait(before)["graph"] == "If_0.else_branch"
+    assert _laid_out(tab, before)["graph"] == "If_0.else_branch"
 
 
 def test_the_first_view_starts_at_the_top_with_nothing_cut_off_on_the_left(small: Page, tmp_path: Path) -> None:
-    small.open(_page(shared("realworld", "silero_vad_16k_op15.onnx"), tmp_path))
+    _open(small, _page(shared("realworld", "silero_vad_16k_op15.onnx"), tmp_path))
     drawn, room = _rects(small)
     assert drawn["left"] >= room["left"] and drawn["top"] >= room["top"], (drawn, room)
     assert drawn["top"] <= room["top"] + 20  # from the top
-    small.open(_page(shared("realworld", "silero_vad.onnx"), tmp_path))
+    _open(small, _page(shared("realworld", "silero_vad.onnx"), tmp_path))
     _open_body(small)
     drawn, room = _rects(small)
     assert drawn["left"] >= room["left"] and room["top"] <= drawn["top"] <= room["top"] + 20, (drawn, room)
@@ -62,7 +79,7 @@ def test_the_first_view_starts_at_the_top_with_nothing_cut_off_on_the_left(small
 
 
 def test_fit_shows_the_whole_graph(small: Page, tmp_path: Path) -> None:
-    small.open(_page(shared("realworld", "silero_vad.onnx"), tmp_path))
+    _open(small, _page(shared("realworld", "silero_vad.onnx"), tmp_path))
     _open_body(small)
     small.page.locator("#fit").click()
     drawn, room = _rects(small)
@@ -79,7 +96,7 @@ def test_fit_shows_the_whole_graph(small: Page, tmp_path: Path) -> None:
 def test_a_model_that_cannot_be_read_says_so(small: Page, tmp_path: Path, data: bytes) -> None:
     model = tmp_path / "m.onnx"
     model.write_bytes(data)
-    small.open(_page(model, tmp_path))
+    _open(small, _page(model, tmp_path))
     assert "laying out" not in small.page.inner_text("#stats")
     assert small.page.is_visible("#error") and "could not be read" in small.page.inner_text("#error")
     assert "GL106 cannot load binary ONNX model" in small.page.inner_text("#model-problems")
