@@ -147,3 +147,18 @@ def test_rule_and_config_keys_suggest_the_nearest(capsys: pytest.CaptureFixture[
     code, _, err = run(capsys, "check", "--no-cache", str(tmp_path))
     assert code == 2 and "unknown settings 'dim' (did you mean 'dims'?), 'input_shapes' (did you mean " \
                          "'input-shapes'?)" in err, err  # fmt: skip
+
+
+def test_the_inputs_hover_states_the_intersection_once() -> None:
+    """The editor's hover on the detector's input (its binary view): one line per dim, every node named."""
+    from graphlsp.query import hover
+    from graphlsp.view import render
+
+    view = render(str(shared("realworld", "ch_PP-OCRv4_det_infer.onnx")))
+    at = re.search(r"\] x[,)]", view.text)
+    assert at is not None
+    found = hover(view.analysis, at.start() + 2)
+    assert found is not None
+    lines = [x for x in found[0].splitlines() if x.startswith("- dim 2 ")]
+    assert len(lines) == 1 and "must be 0 or 29-31, or p2o.DynamicDimension.1 must be at most 4 (`Add`, line" in lines[0]
+    assert lines[0].count("`Add`, line") == 3, lines
