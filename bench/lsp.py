@@ -32,6 +32,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+from bench import soak
 from bench.common import start_push_client, verdict
 from bench.models import load
 from graphlsp.syntax.positions import LineIndex
@@ -39,6 +40,7 @@ from graphlsp.syntax.positions import LineIndex
 OPEN_BUDGET_S = 1.5
 HOVER_BUDGET_MS = 5.0
 MEMORY_BUDGET_MB = 300.0
+SOAK_EDITS = 2000  # bench/soak.py: a long session of value edits, half-typed tokens and repairs
 
 
 def _rss_mb(pid: int) -> float:
@@ -261,16 +263,23 @@ def run(hovers: int = 60, edits: int = 20) -> dict[str, Any]:
     text, source = load("gpt_L96")
     onnx_ms = []
 
-    def time_onnx() -> None:
+    def time_onnx(into: list[float] = onnx_ms) -> None:
         for _ in range(3):
             t0 = time.perf_counter()
             onnx.shape_inference.infer_shapes(onnx.parser.parse_model(text), data_prop=True)
-            onnx_ms.append((time.perf_counter() - t0) * 1000)
+            into.append((time.perf_counter() - t0) * 1000)
 
     time_onnx()
     r = asyncio.run(_run(text, hovers, edits))
     time_onnx()  # the machine's load may change during the run: onnx is timed on both sides of it
     r["pull"] = asyncio.run(_run_pull(text, edits))
+    def reference() -> float:
+        once: list[float] = []
+        time_onnx(once)
+        return min(once)
+
+    r["soak"] = soak.run(text, SOAK_EDITS, reference=reference)  # onnx timed along the session
+    r["soak_summary"] = soak.summary(r["soak"])
     r["source"] = source
     r["onnx_ms"] = min(onnx_ms)
     r["binaries"] = run_binary()
@@ -302,6 +311,7 @@ def report(r: dict[str, Any]) -> list[str]:
         f"server resident memory after the run: {r['rss_mb']:.0f} MB | budget {MEMORY_BUDGET_MB:.0f} MB: "
         f"{ok(r['rss_mb'] <= MEMORY_BUDGET_MB)}",
         *report_binary(r.get("binaries", [])),
+        *(soak.report(r["soak"], r["soak_summary"]) if "soak" in r else []),
     ]
 
 
