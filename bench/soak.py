@@ -47,9 +47,9 @@ class Client:
     """`graphlsp serve` as a subprocess; Content-Length framed JSON written, replies parsed with one json.loads each
     (as VS Code's JSON.parse and Neovim's vim.json.decode do) on a reader thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, cwd: str | None = None) -> None:
         self.proc = subprocess.Popen([sys.executable, "-m", "graphlsp.cli", "serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)  # fmt: skip
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)  # fmt: skip
         self.replies: dict[int, queue.Queue[tuple[float, dict[str, Any]]]] = {}
         self.lock = threading.Lock()
         self.next_id = 0
