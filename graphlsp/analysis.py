@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from graphlsp.graph.core import Model, Node
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.contracts import condition_findings
+from graphlsp.infer.declared import grouped_annotations
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.infer.sizes import InputSizes
 from graphlsp.lazymodule import lazy_module
@@ -150,7 +151,7 @@ class ModelAnalysis:
         out = [*self._load_findings, *self.refiner.findings(), *condition_findings(self.refiner),
                *self.fold_plan().findings()]
         out.sort(key=lambda f: (_node_key(f.node), f.code))
-        return out
+        return grouped_annotations(out, self.model)  # a binary's wrong value_info: one finding, with its fix
 
     def fold_plan(self) -> FoldPlan:
         if self._fold is None:

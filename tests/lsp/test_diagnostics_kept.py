@@ -36,6 +36,9 @@ class _Server:
     def settings_for(self, uri: str) -> Settings:
         return self.settings
 
+    def show_size_problems(self, model: object, settings: Settings) -> None:
+        """The server's window/showMessage about `dims`: none here (no sizes are bound)."""
+
 
 def fresh(text: str, encoding: str, settings: Settings) -> list[str]:
     """The diagnostics of a new analysis of the text, through `graphlsp check`'s collection (Diagnostic objects),
