@@ -5,6 +5,11 @@ constant's value in the middle of the file) to fresh diagnostics in <= 1/10 of o
 inference on the same text in the same run (issue 25; onnx timed before and after the server's run, best of
 six); resident memory <= 300 MB.
 
+A long session (issue 33, bench/soak.py): 2,000 edits through a bare JSON-RPC client, value and perm edits,
+half-typed tokens and their repairs, hovers, completions and binary views between; per kind of edit its p50 against
+onnx timed along the session, the first 200 edits against the last 200, and the server's memory after open, after
+100 edits and at the end.
+
 Binary models (issue: open a binary .onnx in the editor): a model opens as the server's read-only text view as the
 editors do it (workspace/executeCommand graphlsp.renderView, then didOpen with that text) to first diagnostics in
 <= 1.5 s, for the 1,128-node LLM with 12.6 GiB of external weights that ../shared/tools/make_big_model.py writes
@@ -273,6 +278,7 @@ def run(hovers: int = 60, edits: int = 20) -> dict[str, Any]:
     r = asyncio.run(_run(text, hovers, edits))
     time_onnx()  # the machine's load may change during the run: onnx is timed on both sides of it
     r["pull"] = asyncio.run(_run_pull(text, edits))
+
     def reference() -> float:
         once: list[float] = []
         time_onnx(once)
