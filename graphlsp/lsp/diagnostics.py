@@ -16,6 +16,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.protocol import default_converter
@@ -94,44 +95,48 @@ def _text_payload(ls: GraphLspServer, state: DocState, a: Analysis, path: str, s
 
 def _hint_items(state: DocState, a: Analysis, path: str, settings: Settings, enc: str) -> list[tuple[int, str, str]]:
     """(start, code, JSON) of each fold hint the settings keep. A hint kept from the last computation is reused when
-    its node is still on the same statement, which was not parsed again (see `KeptHints`); the others are made."""
+    it is the same hint (`FoldPlan.fold_hints` keeps the ones an edit did not move) and its node is still on the
+    same statement, which was not parsed again (see `KeptHints`); the others are made."""
     plan = a.fold_plan()
     hints = plan.fold_hints()
     kept = state.kept_hints
-    if kept.plan is not plan or kept.hints is not hints or kept.enc != enc or state.crs:
+    if kept.plan is not plan or kept.enc != enc or state.crs:
         kept.drop()
-        kept.plan, kept.hints, kept.enc = plan, hints, enc
-        kept.entries = [None] * len(hints)
+        kept.plan, kept.enc = plan, enc
     entries, replaced = kept.entries, kept.replaced
+    made: dict[Any, tuple[object, Any, int, str, str]] = {}
     severity: dict[str, str | None] = {}
     size = len(a.doc.text)
     items: list[tuple[int, str, str]] = []
-    redo: list[tuple[int, convert.Row]] = []
-    for i, (node, code, message) in enumerate(hints):
+    redo: list[tuple[tuple[Any, str, str], convert.Row]] = []
+    for hint in hints:
+        node, code, message = hint
         if code not in severity:
             severity[code] = settings.severity_of(code, "hint") if settings.enabled(code, path) else None
         final = severity[code]
         if final is None:
             continue
-        entry = entries[i]
-        if entry is not None:
-            statement = entry[0]
-            if getattr(node.origin, "piece", None) is statement and id(statement) not in replaced and entry[2] == final:
-                items.append((entry[0].origin + entry[1], code, entry[3]))
+        entry = entries.get(node)
+        if entry is not None and entry[0] is hint:
+            statement: Any = entry[1]
+            if getattr(node.origin, "piece", None) is statement and id(statement) not in replaced and entry[3] == final:
+                items.append((entry[1].origin + entry[2], code, entry[4]))
+                made[node] = entry
                 continue
         start, end = node.op_span or (-1, -1)
         if start < 0:  # as `_rows`: no text position, the file's start
             start = end = 0
         start = min(start, size)
-        redo.append((i, (start, min(max(start, end), size), code, final, message, [])))
+        redo.append((hint, (start, min(max(start, end), size), code, final, message, [])))
     if redo:
-        made = state.converted_hints.convert_rows(state.lines, a.doc.text, [r for _, r in redo], state.uri, enc,
-                                                  _CONVERTER.unstructure)  # fmt: skip
-        for (i, row), j in zip(redo, made, strict=True):
-            statement = getattr(hints[i][0].origin, "piece", None)
-            entries[i] = (statement, row[0] - statement.origin, row[3], j) if statement is not None and not state.crs \
-                else None
+        made_json = state.converted_hints.convert_rows(state.lines, a.doc.text, [r for _, r in redo], state.uri, enc,
+                                                       _CONVERTER.unstructure)  # fmt: skip
+        for (hint, row), j in zip(redo, made_json, strict=True):
+            statement = getattr(hint[0].origin, "piece", None)
+            if statement is not None and not state.crs:
+                made[hint[0]] = (hint, statement, row[0] - statement.origin, row[3], j)
             items.append((row[0], row[2], j))
+    kept.entries = made
     kept.replaced = set()  # every entry was checked against the text as it is now
     return items
 
