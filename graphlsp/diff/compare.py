@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from graphlsp.lint.config import Settings
 
 CHUNK = 1 << 20  # elements compared at a time: a large weight is never held twice as float64
-COVERAGE = ("GL701", "GL702", "GL703")
 CONTRACTS = ("GL320", "GL321")
 
 
@@ -379,13 +378,10 @@ class _Comparer:
         return findings, coverage, contracts
 
     def coverage(self) -> dict[str, Any]:
-        """Per target: the nodes without a kernel there (GL701-GL703), before and after."""
+        """Per target: what the kernel check (GL701-GL703) counts, before and after."""
         out: dict[str, Any] = {}
         for target in self.settings.targets:
-            row = {}
-            for label, side in (("old", self.old), ("new", self.new)):
-                row[label] = _coverage_count(side, target, len(self.settings.targets) == 1)
-            out[target] = row
+            out[target] = {"old": _coverage_count(self.old, target), "new": _coverage_count(self.new, target)}
         return out
 
     def contracts(self, appeared: list[dict[str, Any]], gone: list[dict[str, Any]]) -> dict[str, Any]:
@@ -447,16 +443,26 @@ def _input_change(i: int, va: Value | None, vb: Value | None) -> str:
     return f"input {i} ({va.name}): from {origin(va)} -> from {origin(vb)}"
 
 
-def _coverage_count(side: Side, target: str, only: bool) -> int:
-    """Nodes without a kernel on the target (GL701/GL702, and GL703 for the whole model)."""
-    if side.analysis is None:
-        return 0
-    if only:
-        return len({(d.graph, d.node_index, d.message) for d in side.diagnostics if d.code in COVERAGE})
-    from graphlsp.lint.deployment import deployment_findings
+def _coverage_count(side: Side, target: str) -> dict[str, int]:
+    """On one target: the nodes without a kernel (GL701), on CPU instead of the target's GPU (GL702), run in float32
+    through inserted Casts (float16 on CPU), and whether the runtime is too old for the model (GL703)."""
+    out = {"no_kernel": 0, "cpu_fallback": 0, "float32_casts": 0, "too_old": 0}
+    if side.analysis is None or side.model is None or side.model.graph is None:
+        return out
+    from graphlsp.lint.deployment import DeploymentCheck
+    from graphlsp.runtime.kernels import TargetError
 
-    found = deployment_findings(side.analysis.model, side.analysis.refiner, [target])
-    return len({(id(f.node), f.message) for f in found if f.code in COVERAGE})
+    try:
+        check = DeploymentCheck(side.model, side.analysis.refiner, [target])
+        out["too_old"] = len(check.model_findings())
+        for node in side.model.graph.all_nodes():
+            codes = {("float32_casts" if v.rescued else "cpu_fallback" if v.code == "GL702" else "no_kernel")
+                     for v in check.verdicts(node) if v.code in ("GL701", "GL702")}  # fmt: skip
+            for c in codes:
+                out[c] += 1
+    except TargetError:
+        pass
+    return out
 
 
 def _moved(a: Graph, m: GraphMatch) -> list[Node]:

@@ -19,10 +19,6 @@ def _cut(lines: list[str], indent: str = "  ") -> list[str]:
     return [indent + x for x in lines[:SHOWN]] + [more]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def format_text(data: dict[str, Any]) -> str:
     out = [f"--- {data['old']}", f"+++ {data['new']}"]
     if data["equal"]:
@@ -95,9 +91,12 @@ def format_text(data: dict[str, Any]) -> str:
     if c["appeared"] or c["gone"]:
         out.append("input size requirements:")
         out += _cut([f"+ {x}" for x in c["appeared"]] + [f"- {x}" for x in c["gone"]])
+    words = {"no_kernel": "nodes without a kernel", "cpu_fallback": "nodes on CPU instead", "float32_casts":
+             "nodes run in float32 through Casts", "too_old": "the runtime too old"}  # fmt: skip
     for target, row in data["coverage"].items():
-        if row["old"] != row["new"]:
-            out.append(f"kernel coverage on {target}: {_plural(row['old'], 'node')} without a kernel -> {row['new']}")
+        moved = [f"{words[k]} {row['old'][k]} -> {row['new'][k]}" for k in words if row["old"][k] != row["new"][k]]
+        if moved:
+            out.append(f"kernel coverage on {target}: " + ", ".join(moved))
     return "\n".join(out) + "\n"
 
 

@@ -220,6 +220,10 @@ def test_fp16_conversion(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     assert {i["new"].split("[")[0] for i in data["inputs"]} == {"float16"}
     assert data["values"] and all(v["new"].startswith("float16") for v in data["values"])
     assert data["nodes"]["removed"] == data["nodes"]["added"] == []
+    # onnxruntime's CPU has few float16 kernels: what ran natively now runs in float32 through Casts
+    cpu = data["coverage"]["onnxruntime:cpu"]
+    assert cpu["old"]["float32_casts"] == 0 < cpu["new"]["float32_casts"] <= len(m.graph.node)
+    assert any(f["code"] == "GL701" for f in data["findings"]["appeared"])
 
 
 def test_ort_optimized_pairs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
