@@ -327,3 +327,49 @@ def test_a_model_added_or_deleted(capsys: pytest.CaptureFixture[str]) -> None:
     code, data = diff(capsys, CNN, Path("/dev/null"))
     assert code == 1 and len(data["nodes"]["removed"]) == len(model.graph.node)
     assert len(data["initializers"]["removed"]) == len(model.graph.initializer)
+
+
+TEXT = """<ir_version: 8, opset_import: ["" : {opset}, "com.microsoft" : 1]>
+g (float[2,3] x) => (float[2,3] y, float[2,3] z) {{
+{body}
+}}
+"""
+
+
+def text_pair(tmp_path: Path, old: tuple[str, int], new: tuple[str, int]) -> tuple[Path, Path]:
+    paths = []
+    for name, (body, opset) in (("old", old), ("new", new)):
+        p = tmp_path / f"{name}.onnxtxt"
+        p.write_text(TEXT.format(opset=opset, body=body))
+        paths.append(p)
+    return paths[0], paths[1]
+
+
+BODY = ["   a = Relu (x)", "   b = Neg (x)", "   y = Abs (a)", "   z = Softmax <axis: int = 1> (b)"]
+
+
+def test_moved_node(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    swapped = [BODY[1], BODY[0], *BODY[2:]]
+    code, data = diff(capsys, *text_pair(tmp_path, ("\n".join(BODY), 18), ("\n".join(swapped), 18)))
+    nodes = data["nodes"]
+    assert code == 1 and len(nodes["moved"]) == 1 and nodes["changed"] == [] and nodes["added"] == []
+    assert nodes["moved"][0]["old"]["index"] != nodes["moved"][0]["new"]["index"]
+
+
+def test_domain_and_op_version_changes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = "\n".join([*BODY[:1], "   b = Gelu (x)", *BODY[2:]])
+    new = "\n".join([*BODY[:1], "   b = com.microsoft.Gelu (x)", *BODY[2:]])
+    code, data = diff(capsys, *text_pair(tmp_path, (old, 20), (new, 20)))
+    [c] = data["nodes"]["changed"]
+    assert code == 1 and c["changes"][0] == "domain: ai.onnx -> com.microsoft"
+    assert data["nodes"]["added"] == data["nodes"]["removed"] == []
+    # an opset bump: each node whose schema onnx changed between the two opsets says so (onnx.defs the oracle)
+    code, data = diff(capsys, *text_pair(tmp_path, ("\n".join(BODY), 12), ("\n".join(BODY), 13)))
+    assert data["header"] == [{"what": "opset ai.onnx", "old": 12, "new": 13}]
+    want = {}
+    for op in ("Relu", "Neg", "Abs", "Softmax"):
+        a, b = (onnx.defs.get_schema(op, v).since_version for v in (12, 13))
+        if a != b:
+            want[op] = [f"op version: {op}({a}) -> {op}({b})"]
+    assert "Softmax" in want
+    assert {c["new"]["op"]: c["changes"] for c in data["nodes"]["changed"]} == want
