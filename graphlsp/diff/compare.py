@@ -44,7 +44,8 @@ def count_changes(data: dict[str, Any]) -> int:
     nodes, inits, fn = data["nodes"], data["initializers"], data["functions"]
     lists = [data["header"], data["inputs"], data["outputs"], data["values"], nodes["added"], nodes["removed"],
              nodes["changed"], nodes["moved"], nodes["renamed"], inits["added"], inits["removed"], inits["changed"],
-             data["findings"]["appeared"], data["findings"]["gone"], data["contracts"]["appeared"],
+             data["findings"]["appeared"], data["findings"]["gone"], data["findings"]["changed"],
+             data["contracts"]["appeared"],
              data["contracts"]["gone"], fn["added"], fn["removed"]]  # fmt: skip
     return sum(len(x) for x in lists)
 
@@ -363,18 +364,28 @@ class _Comparer:
         right = Counter(k for k, _ in news)
         gone, appeared = [], []
         seen: Counter[Any] = Counter()
+        kept: dict[Any, list[Any]] = {}
         for k, d in olds:
             seen[k] += 1
             if seen[k] > right.get(k, 0):
                 gone.append(_diag(d))
+            else:
+                kept.setdefault(k, []).append(d)
         seen.clear()
+        changed = []
         for k, d in news:
             seen[k] += 1
             if seen[k] > left.get(k, 0):
                 appeared.append(_diag(d))
-        findings = {"appeared": appeared, "gone": gone, "old": len(olds), "new": len(news)}
+                continue
+            before = kept[k][seen[k] - 1]
+            # the same finding on the same node, saying something else (a limit that moved); a renamed node's
+            # message names other values, which is no change of the finding
+            if before.message != d.message and (before.node or "") == (d.node or ""):
+                changed.append({"old": _diag(before), "new": _diag(d)})
+        findings = {"appeared": appeared, "gone": gone, "changed": changed, "old": len(olds), "new": len(news)}
         coverage = self.coverage()
-        contracts = self.contracts(appeared, gone)
+        contracts = self.contracts(appeared, gone, changed)
         return findings, coverage, contracts
 
     def coverage(self) -> dict[str, Any]:
@@ -384,7 +395,8 @@ class _Comparer:
             out[target] = {"old": _coverage_count(self.old, target), "new": _coverage_count(self.new, target)}
         return out
 
-    def contracts(self, appeared: list[dict[str, Any]], gone: list[dict[str, Any]]) -> dict[str, Any]:
+    def contracts(self, appeared: list[dict[str, Any]], gone: list[dict[str, Any]],
+                  changed: list[dict[str, Any]]) -> dict[str, Any]:  # fmt: skip
         """What the models require of their input sizes: the requirements (as `graphlsp shapes` lists them) and the
         GL320/GL321 findings that came or went."""
         from graphlsp.infer.contracts import input_requirements
@@ -399,7 +411,8 @@ class _Comparer:
         a, b = reqs(self.old, rename), reqs(self.new, {})
         return {"appeared": sorted((b - a).elements()), "gone": sorted((a - b).elements()),
                 "findings_appeared": [d for d in appeared if d["code"] in CONTRACTS],
-                "findings_gone": [d for d in gone if d["code"] in CONTRACTS]}  # fmt: skip
+                "findings_gone": [d for d in gone if d["code"] in CONTRACTS],
+                "findings_changed": [c for c in changed if c["new"]["code"] in CONTRACTS]}  # fmt: skip
 
     # ---- the whole
     def run(self) -> Report:

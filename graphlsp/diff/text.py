@@ -83,10 +83,13 @@ def format_text(data: dict[str, Any]) -> str:
         out.append("functions:")
         out += _cut([f"- {x}" for x in fn["removed"]] + [f"+ {x}" for x in fn["added"]])
     f = data["findings"]
-    if f["appeared"] or f["gone"]:
-        out.append(f"findings: {len(f['appeared'])} appeared, {len(f['gone'])} went away ({f['old']} -> {f['new']})")
+    if f["appeared"] or f["gone"] or f["changed"]:
+        out.append(f"findings: {len(f['appeared'])} appeared, {len(f['gone'])} went away, {len(f['changed'])} say "
+                   f"something else ({f['old']} -> {f['new']})")  # fmt: skip
         out += _cut([f"+ {d['severity']}: {d['code']} {_where(d)}{d['message']}" for d in f["appeared"]])
         out += _cut([f"- {d['severity']}: {d['code']} {_where(d)}{d['message']}" for d in f["gone"]])
+        out += _cut([f"~ {c['new']['severity']}: {c['new']['code']} {_where(c['new'])}{c['new']['message']} (was: "
+                     f"{c['old']['message']})" for c in f["changed"]])  # fmt: skip
     c = data["contracts"]
     if c["appeared"] or c["gone"]:
         out.append("input size requirements:")

@@ -373,3 +373,28 @@ def test_domain_and_op_version_changes(capsys: pytest.CaptureFixture[str], tmp_p
             want[op] = [f"op version: {op}({a}) -> {op}({b})"]
     assert "Softmax" in want
     assert {c["new"]["op"]: c["changes"] for c in data["nodes"]["changed"]} == want
+
+
+def test_input_contracts(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A BERT whose position table is cut from 128 rows to 64: the input size requirement moves from at most 128 to
+    at most 64, and onnxruntime agrees (sequence length 65 runs on the old model, fails on the new one)."""
+    ort = pytest.importorskip("onnxruntime")
+    source = ROOT / "corpus" / "models" / "ortsess_bert.onnx"
+    m = onnx.load(str(source))
+    for init in m.graph.initializer:
+        if init.name in ("embeddings.position_embeddings.weight", "onnx::Slice_46"):
+            arr = numpy_helper.to_array(init)
+            init.CopyFrom(numpy_helper.from_array(arr[:64] if arr.shape[0] == 128 else arr[:, :64], init.name))
+    cut = save(m, tmp_path / "bert64.onnx")
+    code, data = diff(capsys, source, cut)
+    c = data["contracts"]
+    assert code == 1
+    assert c["gone"] == [f"{i} dim 1 (sequence_length): sequence_length must be at most 128"
+                         for i in ("attention_mask", "input_ids", "token_type_ids")]  # fmt: skip
+    assert c["appeared"] == [x.replace("128", "64") for x in c["gone"]]
+    [f] = c["findings_changed"]
+    assert f["new"]["code"] == "GL320" and "at most 64" in f["new"]["message"] and "at most 128" in f["old"]["message"]
+    feeds = {i.name: np.ones((1, 65), np.int64) for i in m.graph.input}
+    ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(None, feeds)
+    with pytest.raises(Exception, match="Add"):
+        ort.InferenceSession(str(cut), providers=["CPUExecutionProvider"]).run(None, feeds)
