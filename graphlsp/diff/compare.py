@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphlsp.diff.match import GraphMatch, attr_key, match_graph
+from graphlsp.diff.match import DIGEST_CAP, GraphMatch, attr_key, match_graph
 from graphlsp.graph.core import Attr, Graph, Model, Node, Value
 from graphlsp.graph.tensor import Tensor, TensorError
 from graphlsp.infer.types import declared_type, type_str
@@ -196,6 +196,10 @@ class _Comparer:
                 out.append(f"attribute {name} removed (was {show_value(ax.value)})")
             elif attr_key(x, ax) != attr_key(y, ay):
                 out.append(self.attr_change(name, ax, ay))
+            elif isinstance(ax.value, Tensor) and isinstance(ay.value, Tensor) and ax.value.nbytes > DIGEST_CAP:
+                equal, _ = data_difference(ax.value, ay.value)  # too large for the key: its data compared here
+                if equal is not True:
+                    out.append(self.attr_change(name, ax, ay))
         for i in range(max(len(x.inputs), len(y.inputs))):
             va = x.inputs[i] if i < len(x.inputs) else None
             vb = y.inputs[i] if i < len(y.inputs) else None

@@ -398,3 +398,21 @@ def test_input_contracts(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(None, feeds)
     with pytest.raises(Exception, match="Add"):
         ort.InferenceSession(str(cut), providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def test_a_large_constant_with_other_data(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A Constant node's tensor over the structural key's size: its data is still compared."""
+    from onnx import helper
+
+    def model(scale: float) -> Path:
+        value = numpy_helper.from_array(np.full((200, 200), scale, np.float32))
+        g = helper.make_graph([helper.make_node("Constant", [], ["c"], name="big", value=value),
+                               helper.make_node("Add", ["x", "c"], ["y"], name="add")], "g",
+                              [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [200, 200])],
+                              [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [200, 200])])  # fmt: skip
+        return save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), tmp_path / f"m{scale}.onnx")
+
+    code, data = diff(capsys, model(1.0), model(1.5))
+    [c] = data["nodes"]["changed"]
+    assert code == 1 and c["changes"] == ["attribute value: other data (float[200,200], max abs diff 0.5)"]
+    assert diff(capsys, model(1.0), model(1.0))[0] == 0
