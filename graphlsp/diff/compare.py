@@ -348,15 +348,18 @@ class _Comparer:
         a_paths = _paths(self.old.model)
         b_paths = _paths(self.new.model)
 
+        a_lines = _nodes_by_line(self.old.model)
+        b_lines = _nodes_by_line(self.new.model)
+
         def key_old(d: Any) -> Any:
-            n = _node_at(a_paths, d.graph, d.node_index)
+            n = _node_at(a_paths, d.graph, d.node_index) or (a_lines.get(d.line - 1) if d.line else None)
             if n is not None:
                 m = self.node_map.get(n)
                 return (d.code, ("node", m.graph.path, m.index) if m is not None else ("gone", d.node_index))
             return (d.code, d.message)
 
         def key_new(d: Any) -> Any:
-            n = _node_at(b_paths, d.graph, d.node_index)
+            n = _node_at(b_paths, d.graph, d.node_index) or (b_lines.get(d.line - 1) if d.line else None)
             if n is not None:
                 return (d.code, ("node", n.graph.path, n.index))
             return (d.code, d.message)
@@ -505,6 +508,20 @@ def _moved(a: Graph, m: GraphMatch) -> list[Node]:
         keep.add(i)
         i = prev[i]
     return [x for i, (x, _) in enumerate(pairs) if i not in keep]
+
+
+def _nodes_by_line(model: Model | None) -> dict[int, Node]:
+    """A text model's nodes by the 0-based line they start on (a finding of a text is placed by its line)."""
+    out: dict[int, Node] = {}
+    if model is None or not model.source.text:
+        return out
+    for g in model.graphs():
+        for n in g.nodes:
+            span = n.span
+            line = model.source.line_of(span[0]) if span is not None else None
+            if line is not None:
+                out.setdefault(line, n)
+    return out
 
 
 def _paths(model: Model | None) -> dict[str, Graph]:
