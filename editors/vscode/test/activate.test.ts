@@ -228,8 +228,8 @@ test('the bundled extension activates, starts the server and registers its provi
     await within('activate', ext.activate(context)).catch((e) => { throw new Error(`${e}\nlog:\n${calls.log.join('\n')}\nproviders:\n${calls.providers.join('\n')}`); });
     assert.deepEqual(calls.errors, [], `no error shown; log: ${calls.log.join('\n')}`);
     // the extension's commands, and the server's (vscode-languageclient registers those from its capabilities)
-    assert.deepEqual([...calls.commands.keys()].sort(), ['graphlsp.foldBinary', 'graphlsp.openBinaryView',
-      'graphlsp.renderView', 'graphlsp.restartServer', 'graphlsp.saveViewAsText', 'graphlsp.showGraph', 'graphlsp.showOutput']);
+    assert.deepEqual([...calls.commands.keys()].sort(), ['graphlsp.compareWith', 'graphlsp.foldBinary',
+      'graphlsp.openBinaryView', 'graphlsp.renderRevision', 'graphlsp.renderView', 'graphlsp.restartServer', 'graphlsp.saveViewAsText', 'graphlsp.showGraph', 'graphlsp.showOutput']);
     const registered = (kind: string) => calls.providers.filter((p) => p.startsWith(kind));
     // the providers come from the server's capabilities: proof of a completed initialize handshake
     for (const kind of ['registerHoverProvider', 'registerInlayHintsProvider', 'registerDocumentSemanticTokensProvider',
