@@ -69,10 +69,9 @@ async def _may_write(ls: GraphLspServer, target: str, opts: dict[str, Any]) -> b
 
 
 def _write_text(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    from graphlsp.files import write_file
+
+    write_file(path, text.encode("utf-8"))  # a link planted at `path` (or at a temporary name) is never followed
 
 
 async def save_view_as_text(ls: GraphLspServer, *args: Any) -> dict[str, Any] | ErrorReply:

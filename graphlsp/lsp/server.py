@@ -73,7 +73,8 @@ for command, handler in COMMANDS:
     server.command(command)(handler)
 
 
-def serve(tcp: str | None = None) -> None:
+def serve(tcp: str | None = None, source_diagnostics: bool = False) -> None:
+    server.source_diagnostics = source_diagnostics
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

@@ -47,13 +47,22 @@ export function expand(value: string, workspaceFolder: string | undefined, env: 
   return out;
 }
 
-/** How to start the server process: what vscode-languageclient calls an `Executable` (stdio transport). */
+/** Whether the server command is a Python interpreter (`python`, `python3`, `python3.12`, `python.exe`). */
+export function isPython(command: string): boolean {
+  return /^python(\d+(\.\d+)*)?(\.exe)?$/i.test(path.win32.basename(command)); // either separator
+}
+
+/**
+ * How to start the server process: what vscode-languageclient calls an `Executable` (stdio transport). A Python
+ * interpreter (`python -m graphlsp.cli serve`) is started with `-P`: `python -m` would otherwise put the working
+ * directory, the workspace, first on `sys.path`, and a repository that ships a `graphlsp/` or `lark.py` would run
+ * its code in the editor the moment a model is opened (docs/security.md).
+ */
 export function serverExecutable(s: Settings, workspaceFolder?: string): { command: string; args: string[]; options: { cwd?: string } } {
-  return {
-    command: expand(s.command, workspaceFolder),
-    args: s.args.map((a) => expand(a, workspaceFolder)),
-    options: workspaceFolder ? { cwd: workspaceFolder } : {},
-  };
+  const command = expand(s.command, workspaceFolder);
+  let args = s.args.map((a) => expand(a, workspaceFolder));
+  if (isPython(command) && !args.some((a) => a === '-P' || a === '-I' || /^-[A-Za-z]*[PI]/.test(a))) args = ['-P', ...args];
+  return { command, args, options: workspaceFolder ? { cwd: workspaceFolder } : {} };
 }
 
 /**

@@ -20,12 +20,20 @@ test('a Python interpreter as the server command', () => {
   const s = config.readSettings(
     from({ 'server.command': '/venv/bin/python', 'server.args': ['-m', 'graphlsp.cli', 'serve'], inlayHints: false }),
   );
+  // -P: the working directory (the workspace) is not put on sys.path, so no module of the repository is imported
   assert.deepEqual(config.serverExecutable(s, '/work/proj'), {
     command: '/venv/bin/python',
-    args: ['-m', 'graphlsp.cli', 'serve'],
+    args: ['-P', '-m', 'graphlsp.cli', 'serve'],
     options: { cwd: '/work/proj' },
   });
   assert.deepEqual(config.serverExecutable(s).options, {});
+  for (const python of ['python3', 'python3.12', '/usr/bin/python', 'C:\\Python\\python.exe']) {
+    assert.ok(config.isPython(python), python);
+  }
+  for (const other of ['graphlsp', '/venv/bin/graphlsp', 'pythonista']) assert.ok(!config.isPython(other), other);
+  const isolated = config.readSettings(from({ 'server.command': 'python3', 'server.args': ['-I', '-m', 'graphlsp.cli'] }));
+  assert.deepEqual(config.serverExecutable(isolated).args, ['-I', '-m', 'graphlsp.cli']);
+  assert.deepEqual(config.serverExecutable(config.DEFAULTS).args, ['serve']);
 });
 
 test('~, ${workspaceFolder}, ${userHome} and ${env:NAME} are expanded', () => {

@@ -145,6 +145,10 @@
     const scopes = new Array(items.length);
     for (let i = items.length - 1; i >= 0; i--) {
       const n = items[i];
+      if (!n.isInput && n.scope) { // the modules the exporter says made the node (dynamo's scopes)
+        scopes[i] = n.scope.slice();
+        continue;
+      }
       if (!n.isInput && n.name.includes("/")) {
         const parts = n.name.split("/").filter((p) => p.length > 0);
         parts.pop();
