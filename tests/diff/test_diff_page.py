@@ -4,6 +4,7 @@ nodes drawn where they were, a legend, and a list that steps from change to chan
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,15 @@ def tab(browser: Any) -> Iterator[Page]:
     p = Page(browser)
     yield p
     p.close()
+
+
+def wait_layout(tab: Page, before: int) -> None:
+    """Until a layout after the `before`th is done, polled from here: the page's Content-Security-Policy refuses
+    the string predicates playwright's wait_for_function evaluates in the page."""
+    deadline = time.monotonic() + 60
+    while tab.layouts() <= before:
+        assert time.monotonic() < deadline, "no new layout within 60 s"
+        time.sleep(0.05)
 
 
 def edited(tmp_path: Path) -> Path:
@@ -67,11 +77,11 @@ def test_page_colours_changes_and_steps_through_them(tab: Page, tmp_path: Path,
     # stepping: the first change is the removed Relu, then the added Neg; each is selected on the graph
     before = tab.layouts()
     tab.page.click("#diff button:has-text('next')")
-    tab.wait(before)
+    wait_layout(tab, before)
     assert tab.page.evaluate("document.querySelector('.node.selected text.name').textContent") == "node_relu"
     before = tab.layouts()
     tab.page.click("#diff button:has-text('next')")
-    tab.wait(before)
+    wait_layout(tab, before)
     assert tab.page.evaluate("document.querySelector('.node.selected text.name').textContent") == "added_neg"
     # the removed Relu is joined to what fed it: an edge from the Conv's output
     assert "Softmax" in tab.page.inner_text("#diff ol") or "node_softmax" in tab.page.inner_text("#diff ol")
