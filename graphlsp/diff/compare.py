@@ -421,6 +421,44 @@ class _Comparer:
                 "findings_gone": [d for d in gone if d["code"] in CONTRACTS],
                 "findings_changed": [c for c in changed if c["new"]["code"] in CONTRACTS]}  # fmt: skip
 
+    # ---- cost
+    def cost(self) -> dict[str, Any]:
+        """The cost formulas (graphlsp/cost) that changed: FLOPs, MACs, bytes read and written as formulas in the
+        input dims before, after and their difference; parameters (elements, bytes); the activation peak."""
+        from graphlsp.cost.formula import Total
+        from graphlsp.cost.model import ModelCost, model_cost
+
+        def of(side: Side) -> ModelCost | None:
+            if side.analysis is None or side.model is None or side.model.graph is None:
+                return None
+            try:
+                return model_cost(side.model, side.analysis.refiner)
+            except Exception:  # a cost rule's bug must not cost the diff: the cost is then left out
+                return None
+
+        a, b = of(self.old), of(self.new)
+        if a is None or b is None:
+            return {}
+        out: dict[str, Any] = {}
+        for what in ("flops", "macs", "read", "written"):
+            x, y = getattr(a, what), getattr(b, what)
+            if str(x) == str(y) and x.unknown == y.unknown:
+                continue
+            delta = Total()
+            delta.poly = {m: y.poly.get(m, 0) - x.poly.get(m, 0) for m in {*x.poly, *y.poly}}
+            out[what] = {"old": str(x), "new": str(y), "delta": str(delta), "old_unknown": x.unknown,
+                         "new_unknown": y.unknown}  # fmt: skip
+        if (a.params.count, a.params.bytes) != (b.params.count, b.params.bytes):
+            out["parameters"] = {"old": [a.params.count, a.params.bytes], "new": [b.params.count, b.params.bytes]}
+
+        def peak(c: ModelCost) -> str:
+            shown = [str(x) for x, _ in c.peak.candidates]
+            return shown[0] if len(shown) == 1 else f"max({', '.join(shown)})" if shown else "unknown"
+
+        if peak(a) != peak(b):
+            out["peak"] = {"old": peak(a), "new": peak(b)}
+        return out
+
     # ---- the whole
     def run(self) -> Report:
         a, b = self.old.model, self.new.model
@@ -444,7 +482,7 @@ class _Comparer:
             "inputs": self.signature(ga, gb, False, m), "outputs": self.signature(ga, gb, True, m),
             "nodes": {**self.changed_nodes, "matched": self.matched, "matched_by_structure": self.by_structure},
             "values": self.values, "initializers": self.inits, "findings": findings, "coverage": coverage,
-            "contracts": contracts, "functions": functions,
+            "contracts": contracts, "functions": functions, "cost": self.cost(),
         }  # fmt: skip
         data["equal"] = count_changes(data) == 0
         return Report(data, self.matches)

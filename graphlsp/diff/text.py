@@ -94,6 +94,21 @@ def format_text(data: dict[str, Any]) -> str:
     if c["appeared"] or c["gone"]:
         out.append("input size requirements:")
         out += _cut([f"+ {x}" for x in c["appeared"]] + [f"- {x}" for x in c["gone"]])
+    cost = data.get("cost") or {}
+    if cost:
+        out.append("cost (formulas in the input dims):")
+        names = {"flops": "FLOPs", "macs": "MACs", "read": "bytes read", "written": "bytes written"}
+        for key, label in names.items():
+            row = cost.get(key)
+            if row:
+                lower = " (a lower bound: some nodes' cost is unknown)" if row["new_unknown"] else ""
+                out.append(f"  ~ {label}: {row['old']} -> {row['new']} (change: {row['delta']}){lower}")
+        if "parameters" in cost:
+            (n0, b0), (n1, b1) = cost["parameters"]["old"], cost["parameters"]["new"]
+            out.append(f"  ~ parameters: {n0:,} -> {n1:,} elements, {b0:,} -> {b1:,} bytes")
+        if "peak" in cost:
+            line = f"  ~ peak activations: {cost['peak']['old']} -> {cost['peak']['new']} bytes"
+            out.append(line if len(line) <= 400 else "  ~ peak activations: another formula (--format json has both)")
     words = {"no_kernel": "nodes without a kernel", "cpu_fallback": "nodes on CPU instead", "float32_casts":
              "nodes run in float32 through Casts", "too_old": "the runtime too old"}  # fmt: skip
     for target, row in data["coverage"].items():

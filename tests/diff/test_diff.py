@@ -220,6 +220,15 @@ def test_fp16_conversion(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     assert {i["new"].split("[")[0] for i in data["inputs"]} == {"float16"}
     assert data["values"] and all(v["new"].startswith("float16") for v in data["values"])
     assert data["nodes"]["removed"] == data["nodes"]["added"] == []
+    # the cost: the weights take half the bytes (graphlsp/cost against the files' own tensors)
+    def weight_bytes(path: Path) -> int:
+        g = onnx.load(str(path)).graph
+        consts = [a.t for n in g.node if n.op_type == "Constant" for a in n.attribute if a.name == "value"]
+        return sum(numpy_helper.to_array(t).nbytes for t in [*g.initializer, *consts])
+
+    assert data["cost"]["parameters"]["old"][1] == weight_bytes(CNN)
+    assert data["cost"]["parameters"]["new"][1] == weight_bytes(path)
+    assert data["cost"]["read"]["delta"].startswith("-")
     # onnxruntime's CPU has few float16 kernels: what ran natively now runs in float32 through Casts
     cpu = data["coverage"]["onnxruntime:cpu"]
     assert cpu["old"]["float32_casts"] == 0 < cpu["new"]["float32_casts"] <= len(m.graph.node)
