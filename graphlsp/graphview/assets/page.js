@@ -100,11 +100,13 @@
         g.total += 1;
         const ps = items[i].problems;
         if (ps && ps.some((p) => p[0] === "error" || p[0] === "warning")) g.problems += 1;
+        if (items[i].diff) g.diff = true; // graphlsp diff: a change inside (graphlsp/diff/page.py)
       }
       for (const c of g.groups.values()) {
         count(c);
         g.total += c.total;
         g.problems += c.problems;
+        if (c.diff) g.diff = true;
       }
     })(root);
     const v = { graph, items, root, byId, groupOf, expanded: new Set([""]) };
@@ -430,7 +432,8 @@
           title.textContent = b.group.id + " (click to collapse)";
           walk(c);
         } else if (b.kind === "group") {
-          const g = el("g", { class: "group" + (b.group.problems ? " warning" : ""), "data-group": b.group.id }, shapes);
+          const g = el("g", { class: "group" + (b.group.problems ? " warning" : "") + (b.group.diff ? " diff-group" : ""),
+            "data-group": b.group.id }, shapes);
           el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 6 }, g);
           el("rect", { x: c.x + 3, y: c.y + 3, width: c.width - 6, height: c.height - 6, rx: 4, class: "inner" }, g);
           const t = el("text", { x: c.x + 14, y: c.y + 18, class: "op" }, g);
