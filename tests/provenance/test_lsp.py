@@ -17,7 +17,7 @@ from exports import MODULES, makes_lines
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.clients import SERVER, VSCODE, start
+from tests.lsp.clients import NEOVIM, SERVER, VSCODE, start
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = makes_lines()
@@ -27,6 +27,13 @@ WAIT = 60
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[*SERVER, "--source-diagnostics"]))
 async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await start(lsp_client, VSCODE, ROOT)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[*SERVER, "--source-diagnostics"]))
+async def neovim(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, NEOVIM, ROOT)
     yield lsp_client
     await lsp_client.shutdown_session()
 
@@ -134,3 +141,24 @@ async def test_outline_follows_the_module_hierarchy(vscode: LanguageClient) -> N
         expected[n.name] = names[-2] if len(names) > 1 else ""
     assert placed == expected
     assert any(s.kind == lsp.SymbolKind.Class and s.name == "features" for s in main.children or [])
+
+
+@pytest.mark.asyncio
+async def test_pull_client_gets_related_information_and_the_python_file(neovim: LanguageClient, exported: dict,
+                                                                        tmp_path: Path) -> None:  # fmt: skip
+    line, _ = LINES["PositionTable"]
+    model = tmp_path / "m.onnx"
+    shutil.copyfile(exported[("dynamo", "PositionTable")], model)
+    uri = model.as_uri()  # Neovim's buffer of the file itself
+    text = (await neovim.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="graphlsp.renderView", arguments=[{"uri": uri}])))["text"]  # fmt: skip
+    neovim.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="onnxtxt", version=1, text=text)))  # fmt: skip
+    report = await neovim.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))  # fmt: skip
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
+    (gl320,) = [d for d in report.items if d.code == "GL320"]
+    (rel,) = [r for r in gl320.related_information or [] if r.location.uri == MODULES.as_uri()]
+    assert rel.location.range.start.line == line - 1
+    on_python = await _published(neovim, MODULES.as_uri())
+    assert [(d.code, d.range.start.line) for d in on_python] == [("GL320", line - 1)]
