@@ -141,9 +141,9 @@ def parse_torchscript_doc(text: str) -> list[Frame]:
 def torchscript_scopes(name: str) -> list[tuple[str, str]]:
     """The modules a TorchScript node name walks through (`/encoder/layer.0/attn/MatMul`: encoder,
     encoder.layer.0, encoder.layer.0.attn): a child of a Sequential is written with its parent's prefix
-    (`/features/features.0/Conv`)."""
+    (`/features/features.0/Conv`). `/Flatten` is at the root module."""
     parts = name[:MAX_TEXT].split("/")[1:-1]
-    out: list[tuple[str, str]] = [("", "")] if parts else []
+    out: list[tuple[str, str]] = [("", "")]
     path = ""
     for part in parts:
         if not part:

@@ -162,3 +162,19 @@ async def test_pull_client_gets_related_information_and_the_python_file(neovim: 
     assert rel.location.range.start.line == line - 1
     on_python = await _published(neovim, MODULES.as_uri())
     assert [(d.code, d.range.start.line) for d in on_python] == [("GL320", line - 1)]
+
+
+@pytest.mark.asyncio
+async def test_outline_of_a_torchscript_export_follows_its_scoped_names(vscode: LanguageClient) -> None:
+    """torchscript_cnn.onnx: `/features/features.0/Conv` sits under features > 0, `/fc/Gemm` under fc,
+    `/Flatten` at the graph's top."""
+    uri, _ = await _open_view(vscode, ROOT / "corpus" / "models" / "torchscript_cnn.onnx")
+    symbols = await vscode.text_document_document_symbol_async(lsp.DocumentSymbolParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri)))  # fmt: skip
+    main = next(s for s in symbols or [] if isinstance(s, lsp.DocumentSymbol) and s.kind == lsp.SymbolKind.Module)
+    top = {s.name: s for s in main.children or []}
+    assert top["features"].kind == lsp.SymbolKind.Class and top["fc"].kind == lsp.SymbolKind.Class
+    assert "/Flatten" in top and top["/Flatten"].kind != lsp.SymbolKind.Class
+    first = {s.name: s for s in top["features"].children or []}
+    assert [c.name for c in first["0"].children or []] == ["/features/features.0/Conv"]
+    assert [c.name for c in top["fc"].children or []] == ["/fc/Gemm"]

@@ -137,7 +137,7 @@ def test_parsers() -> None:
     assert [p for p, _ in torchscript_scopes("/features/features.0/Conv")] == ["", "features", "features.0"]
     assert [p for p, _ in torchscript_scopes("/encoder/layer.0/attention/MatMul")] == [
         "", "encoder", "encoder.layer.0", "encoder.layer.0.attention"]
-    assert torchscript_scopes("Conv_3") == [] and torchscript_scopes("/Conv") == []
+    assert torchscript_scopes("/Conv") == [("", "")]  # the root module
 
 
 def test_a_node_without_metadata_has_no_source(tmp_path: Path) -> None:
@@ -148,3 +148,27 @@ def test_a_node_without_metadata_has_no_source(tmp_path: Path) -> None:
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
     (node,) = read_model(path)[0].graph.nodes
     assert of_node(node) is None and node.origin.metadata == ()
+
+
+def test_an_installed_package_is_located_never_read(tmp_path: Path, opened: list[str]) -> None:
+    """A frame in another machine's site-packages maps to the same file of the running Python's environment (here
+    numpy's): its location is given (go to definition, related information), its lines are never read (the
+    code shown is the trace's)."""
+    import numpy
+
+    real = Path(numpy.__file__).resolve()
+    rest = real.relative_to(real.parents[1])  # numpy/__init__.py
+    frame = f"/build/venv/lib/python3.11/site-packages/{rest.as_posix()}"
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    model = _model(ws / "m.onnx", [_trace((frame, 3, "the trace's own code line"))])
+    (node,) = read_model(model)[0].graph.nodes
+    sources = Sources([str(ws)])
+    place = sources.place(frame)
+    assert place is not None and place.kind == "environment" and not place.readable
+    assert Path(place.path).resolve() == real
+    text = hover(node, sources)
+    assert text.startswith("made by `__init__.py:3` `the trace's own code line`")
+    (d,) = [d for d in lint_binary(str(model), Settings(root=str(ws))) if d.code == "GL320"]
+    assert Path(d.related[0]["file"]).resolve() == real and d.related[0]["line"] == 3
+    assert str(real) not in opened and os.path.realpath(place.path) not in opened
