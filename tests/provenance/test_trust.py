@@ -11,6 +11,8 @@ from pathlib import Path
 
 import onnx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from graphlsp.binary.read import read_model
@@ -172,3 +174,22 @@ def test_an_installed_package_is_located_never_read(tmp_path: Path, opened: list
     (d,) = [d for d in lint_binary(str(model), Settings(root=str(ws))) if d.code == "GL320"]
     assert Path(d.related[0]["file"]).resolve() == real and d.related[0]["line"] == 3
     assert str(real) not in opened and os.path.realpath(place.path) not in opened
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["pkg.torch.onnx.stack_trace", "pkg.torch.onnx.name_scopes",
+                                           "pkg.torch.onnx.class_hierarchy", "doc_string", "namespace"]),
+                          st.text(max_size=300)), max_size=5), st.text(max_size=60))  # fmt: skip
+def test_any_metadata_reads_without_error(meta: list[tuple[str, str]], name: str) -> None:
+    """Metadata is a model's bytes: whatever it holds, a node's source is read without an exception, and the
+    hover and the module chain are made of it."""
+    from graphlsp.graph.core import ExportedNode, Graph, Node
+    from graphlsp.provenance.modules import nest, scope_parts
+
+    node = Node(Graph("g", "model"), 0, ExportedNode(tuple(meta)), "", "Relu", name=name)
+    src = of_node(node)
+    if src is not None:
+        assert src.chosen is None or 0 <= src.chosen < len(src.frames)
+        scope_parts(src)
+        nest([src.modules, None, src.modules])
+    hover(node, None)
