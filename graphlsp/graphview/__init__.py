@@ -216,10 +216,10 @@ def file_graph(path: str, settings: Settings) -> dict[str, Any]:
     from pathlib import Path
 
     from graphlsp.lint.runner import lint_text
-    from graphlsp.source import read_source
+    from graphlsp.source import is_binary, read_source
 
     title = Path(path).name
-    if path.endswith(".onnx"):
+    if is_binary(path):
         from graphlsp.analysis import ModelAnalysis
         from graphlsp.binary.read import read_model
         from graphlsp.lint.diagnostics import collect_binary

@@ -86,11 +86,48 @@ class Group:
         if not self.rest:
             return ""
         noun = _GROUP_NOUNS.get(self.first.code) if self._same_message() else None
-        members = [self.first, *self.rest] if noun else self.rest
-        places = [_place(d) for d in members[:_SHOWN_PLACES]]
-        more = ", …" if len(members) > _SHOWN_PLACES else ""
-        head = f"{len(members)} {noun}" if noun else f"and {len(self.rest)} more like it"
-        return f"{head}: {', '.join(places)}{more}"
+        if noun:
+            members = [self.first, *self.rest]
+            places = [_place(d) for d in members[:_SHOWN_PLACES]]
+            more = ", …" if len(members) > _SHOWN_PLACES else ""
+            return f"{len(members)} {noun}: {', '.join(places)}{more}"
+        return f"and {len(self.rest)} more like it: {self._places()}"
+
+    def _places(self) -> str:
+        """Each place of the rest once, in order, with what tells its findings apart where that is not the place
+        alone (another output or dim of one node, or of the headline's node: `here`)."""
+        own = _place(self.first)
+        at: dict[str, list[Diagnostic]] = {}
+        for d in self.rest:
+            at.setdefault(_place(d), []).append(d)
+        shown = []
+        for place, xs in at.items():
+            if place == own:
+                named = [x for x in dict.fromkeys(_difference(d, self.first) for d in xs) if x]
+                shown.append(f"{', '.join(named)} here" if named else "again here")
+                continue
+            # several at one place: each told from another of them
+            if len(xs) == 1:
+                shown.append(place)
+                continue
+            named = [x for x in dict.fromkeys(_difference(d, xs[1 if k == 0 else 0]) for k, d in enumerate(xs)) if x]
+            shown.append(f"{place}: {', '.join(named)}" if named else place)
+        sep = "; " if any(": " in x or x.endswith(" here") for x in shown[:_SHOWN_PLACES]) else ", "
+        return sep.join(shown[:_SHOWN_PLACES]) + (f"{sep.strip()} …" if len(shown) > _SHOWN_PLACES else "")
+
+
+_WORD = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _difference(d: Diagnostic, first: Diagnostic) -> str:
+    """What tells a finding apart from the headline's at one place: its output (the detail), else the first name
+    its message has where the headline's has another (`width` where it says `height`)."""
+    if d.detail and d.node_index is not None and d.detail != first.detail:
+        return d.detail
+    for mine, theirs in zip(_WORD.findall(d.message), _WORD.findall(first.message), strict=False):
+        if mine != theirs:
+            return mine
+    return ""
 
 
 def _place(d: Diagnostic) -> str:
@@ -403,8 +440,11 @@ def format_github(diagnostics: Iterable[Diagnostic]) -> str:
 def summary(diagnostics: list[Diagnostic], files: int) -> str:
     """`Found 3 errors, 1 warning in 2 files.`, or `All checks passed (2 files).`"""
     counts: dict[str, int] = {}
-    for d in diagnostics:
-        counts[d.severity] = counts.get(d.severity, 0) + 1
+    for g in group(diagnostics):
+        d = g.first
+        # a file-level cause (52 tensors of one missing data file) is shown as one finding and counted as one
+        n = 1 if g.rest and g.where() == d.file else 1 + len(g.rest)
+        counts[d.severity] = counts.get(d.severity, 0) + n
     if not diagnostics:
         return f"All checks passed ({files} file{'s' if files != 1 else ''})."
     order = ["error", "warning", "info", "hint"]

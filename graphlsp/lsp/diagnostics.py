@@ -56,6 +56,8 @@ def compute_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
             if settings.fold_size_cap != a.fold_size_cap or settings.sizes != a.sizes:
                 # a setting changed (the cap, the input sizes `dims`): evaluate again under the new one
                 a = state.analysis = Analysis(a.doc, settings.fold_size_cap, sizes=settings.sizes)
+            if not a.doc.problems:  # a half-typed text names inputs and dims that are coming
+                ls.show_size_problems(a.model, settings)
             path = views.fs_path(state.uri) or state.uri
             if suppress.find(a.doc.text) != (False, []):
                 return text_diagnostics(ls, state, a, settings, path)
@@ -181,6 +183,7 @@ def view_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
         # a setting changed (the cap, the sizes `dims`): render under the new one
         view = ls.view_or_error(state.path, settings.fold_size_cap)
         state.show(view)
+    ls.show_size_problems(view.analysis.model, settings)
     found = views.diagnostics(view, state.path, ls.sources_for(state.uri) if view.origins else None)
     if view.analysis.doc.model.graph is not None:
         found += collect_deployment(view.analysis, state.path, settings, incremental=True)

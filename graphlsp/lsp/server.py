@@ -65,6 +65,7 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     (views.RENDER, commands.render_view),
     (views.SAVE_AS_TEXT, commands.save_view_as_text),
     (views.FOLD_BINARY, commands.fold_binary),
+    (views.RENDER_REVISION, commands.render_revision),
 ]
 for method, options, handler in FEATURES:
     server.feature(method, options)(handler)

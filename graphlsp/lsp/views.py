@@ -23,6 +23,7 @@ SCHEME = "graphlsp-view"
 RENDER = "graphlsp.renderView"
 SAVE_AS_TEXT = "graphlsp.saveViewAsText"
 FOLD_BINARY = "graphlsp.foldBinary"
+RENDER_REVISION = "graphlsp.renderRevision"  # a model at a git revision, for "Compare with HEAD"
 VIEW_CHANGED = "graphlsp/viewChanged"  # server -> client: {uri, path}: render the view again (the file changed)
 
 
@@ -125,7 +126,7 @@ def fold_binary(path: str, output: str, cap: int) -> tuple[int, int, int]:
 
     data, r, _ = fold_file(path, cap)
     if r.folded:
-        tmp = output + ".tmp"
-        Path(tmp).write_bytes(data)
-        os.replace(tmp, output)
+        from graphlsp.files import write_file
+
+        write_file(output, data)  # a link planted at `output` is replaced, never written through
     return r.folded, r.constants, r.removed

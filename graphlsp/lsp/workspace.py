@@ -320,14 +320,26 @@ class GraphLspServer(LanguageServer):
         self._settings.clear()
         self._config_errors_shown.clear()
 
-    def _show_config_error(self, message: str) -> None:
+    def show_size_problems(self, model: Any, settings: Settings) -> None:
+        """The sizes of the settings (`dims`, `inputShapes`) the model contradicts, said once each, as `check` says
+        them (a usage error there). From the analysis worker's thread."""
+        if not settings.sizes:
+            return
+        from graphlsp.infer.sizes import size_problems
+
+        for p in size_problems(model, settings.sizes):
+            key = "dims" if p.kind == "dim" else "input-shapes"
+            self._show_config_error(f"graphlsp: {settings.source or 'settings'}: {key}: {p.name}: {p.message}",
+                                    lsp.MessageType.Warning)  # fmt: skip
+
+    def _show_config_error(self, message: str, kind: lsp.MessageType = lsp.MessageType.Error) -> None:
         """window/showMessage, once per message; from the event loop's thread (settings are also read on the
         analysis worker's)."""
         log.warning("%s", message)
         if message in self._config_errors_shown or self.loop is None or self.loop.is_closed():
             return
         self._config_errors_shown.add(message)
-        params = lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message)
+        params = lsp.ShowMessageParams(type=kind, message=message)
         self.loop.call_soon_threadsafe(self.window_show_message, params)
 
     def publish(self, state: DocState, version: int, payload: list[str]) -> None:

@@ -441,6 +441,7 @@
         } else if (b.kind === "node") {
           const n = graph.nodes[b.index];
           const cls = "node" + problemClass(n.problems) + (n.fold ? " fold" : "") + (b.index === selected ? " selected" : "")
+            + (n.diff ? " diff-" + n.diff : "") // graphlsp diff's mark (graphlsp/diff/page.py)
             + (cursorLine !== null && n.line === cursorLine ? " cursor" : "");
           const g = el("g", { class: cls, "data-node": b.index }, shapes);
           el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 4 }, g);
