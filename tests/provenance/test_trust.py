@@ -19,6 +19,7 @@ from graphlsp.binary.read import read_model
 from graphlsp.lint.config import ConfigError, Settings, load_settings
 from graphlsp.lint.runner import lint_binary
 from graphlsp.provenance.describe import hover
+from graphlsp.provenance.describe import related as python_related
 from graphlsp.provenance.locate import Sources
 from graphlsp.provenance.trace import of_node, parse_stack_trace, parse_torchscript_doc, torchscript_scopes
 
@@ -98,7 +99,9 @@ def test_no_file_outside_the_workspace_and_maps_is_opened(tree: dict[str, Path],
     assert os.path.realpath(outside / "secret.py") not in opened
     assert "do not print" not in "".join(hovers) + repr([d.related for d in diags])
     assert "`return x.reshape(1, 8)`" in hovers[0] and "`return x.view(1, 8)`" in hovers[1]
-    related = {d.node: d.related for d in diags if d.node}
+    (gl321,) = [d for d in diags if d.code == "GL321"]  # r0 pins N (and the nodes after it too)
+    assert gl321.related[0]["file"] == str(ws / "model.py")
+    related = {n.name: python_related(n, sources) for n in m.graph.nodes}
     assert related["r0"][0]["file"] == str(ws / "model.py") and related["r1"][0]["file"] == str(tree["mapped"] / "net.py")
     assert related["r2"][0]["file"] is None and related["r3"][0]["file"] is None  # named, not located
 
@@ -171,7 +174,7 @@ def test_an_installed_package_is_located_never_read(tmp_path: Path, opened: list
     assert Path(place.path).resolve() == real
     text = hover(node, sources)
     assert text.startswith("made by `__init__.py:3` `the trace's own code line`")
-    (d,) = [d for d in lint_binary(str(model), Settings(root=str(ws))) if d.code == "GL320"]
+    (d,) = [d for d in lint_binary(str(model), Settings(root=str(ws))) if d.code in ("GL320", "GL321")]
     assert Path(d.related[0]["file"]).resolve() == real and d.related[0]["line"] == 3
     assert str(real) not in opened and os.path.realpath(place.path) not in opened
 
