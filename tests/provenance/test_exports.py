@@ -24,6 +24,16 @@ def at_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the workspace, and the repository the github and SARIF paths are relative to
 
 
+def _valid_sarif(log: dict) -> None:
+    """Against SARIF 2.1.0's schema (../shared/schemas), when it is here."""
+    from tests.conftest import SHARED
+
+    schema = SHARED / "schemas" / "sarif-schema-2.1.0.json"
+    if schema.exists():
+        jsonschema = pytest.importorskip("jsonschema")
+        jsonschema.validate(log, json.loads(schema.read_text()))
+
+
 def _diagnostics(path: Path) -> list:
     return lint_binary(str(path), Settings(root=str(ROOT)))
 
@@ -51,6 +61,7 @@ def test_sarif_and_github_name_the_python_line(exported: dict, exporter: str) ->
     for name, (line, _) in LINES.items():
         diags = _diagnostics(exported[(exporter, name)])
         log = json.loads(format_sarif(diags))
+        _valid_sarif(log)
         results = log["runs"][0]["results"]
         assert results
         for result in results:
@@ -73,7 +84,9 @@ def test_no_python_line_outside_the_repository(exported: dict, tmp_path: Path, m
     diags = lint_binary(str(exported[("dynamo", "StridedConcat")]), Settings(root=str(ROOT)))
     github = format_github(diags)
     assert "torch_modules.py" not in github
-    (result,) = json.loads(format_sarif(diags))["runs"][0]["results"]
+    log = json.loads(format_sarif(diags))
+    _valid_sarif(log)
+    (result,) = log["runs"][0]["results"]
     (rel,) = result["relatedLocations"]
     assert rel["physicalLocation"]["artifactLocation"] == {"uri": MODULES.as_uri()}
     assert os.path.relpath(MODULES).startswith("..")
