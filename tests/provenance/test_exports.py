@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 from exports import MODULES, makes_lines
 
+from graphlsp.binary.read import read_model
 from graphlsp.lint.config import Settings
 from graphlsp.lint.output import format_full, format_github, format_sarif
 from graphlsp.lint.runner import lint_binary
+from graphlsp.provenance.describe import hover
+from graphlsp.provenance.locate import Sources
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = makes_lines()
@@ -54,6 +57,14 @@ def test_every_finding_points_to_the_line_that_makes_the_op(exported: dict, expo
         assert MODULES.read_text().splitlines()[line - 1].strip().startswith(r["message"].split("` `")[1][:20])
     text = format_full(diags, {})
     assert text.count(f"at tests/provenance/torch_modules.py:{line}") == len(diags)
+    # the hover of the node each finding is on (or comes from) says the same line
+    model, _ = read_model(exported[(exporter, name)])
+    sources = Sources([str(ROOT)])
+    for node in model.graph.nodes:
+        if node.op_type == op:
+            shown = hover(node, sources)
+            assert shown.startswith(f"made by `torch_modules.py:{line}` `"), shown
+            assert "◀" in shown  # the chosen frame marked in the stack
 
 
 @pytest.mark.parametrize("exporter", ["dynamo", "torchscript"])
