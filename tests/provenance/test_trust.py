@@ -132,6 +132,26 @@ def test_path_map_setting(tmp_path: Path) -> None:
         load_settings(tmp_path)
 
 
+def test_path_map_of_the_editor_and_of_a_users_config(tmp_path: Path) -> None:
+    """The editor's `pathMap` is the workspace's (VS Code reads it from the repository's .vscode/settings.json): it
+    maps into the project only, as the project's config does; a user's own `--config` may map anywhere."""
+    from graphlsp.lint.config import from_editor
+
+    elsewhere, project = tmp_path / "elsewhere", tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    elsewhere.mkdir()
+    base = Settings(root=str(project))
+    assert from_editor(base, {"pathMap": {"/build": "src"}}).path_map == {"/build": os.path.realpath(project / "src")}
+    with pytest.raises(ConfigError, match="leaves the project's folder"):
+        from_editor(base, {"pathMap": {"/build": str(elsewhere)}})
+    (project / "graphlsp.toml").write_text(f'path-map = {{ "/build" = "{elsewhere}" }}\n')
+    assert load_settings(project, user=True).path_map == {"/build": os.path.realpath(elsewhere)}
+    with pytest.raises(ConfigError, match="path-map must be a table"):
+        from_editor(base, {"pathMap": ["/build"]})
+    with pytest.raises(ConfigError, match="is not a folder"):
+        from_editor(base, {"pathMap": {"/build": "missing"}})
+
+
 def test_parsers() -> None:
     frames = parse_stack_trace('File "/a/m.py", line 3, in forward\n    y = f(x)\n  File "/b/n.py", line 9, in f\n'
                                "    return g(\n")  # fmt: skip
