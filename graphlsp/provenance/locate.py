@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 
-from graphlsp.files import is_regular, read_regular
+from graphlsp.files import is_regular, read_regular_inside
 
 SOURCE_BYTES = 8 << 20  # a Python file larger than this is not read for its lines
 _PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
@@ -115,12 +115,11 @@ class Sources:
             lines = self._lines[place.path]
         else:
             lines = None
-            if self.trusted_path(place.path):  # checked again at the read: a link may have changed since
-                try:
-                    text = read_regular(place.path, SOURCE_BYTES).decode("utf-8", "replace")
-                    lines = text.splitlines()
-                except OSError:
-                    lines = None
+            try:  # checked again at the read: a link may have changed since the place was found
+                text = read_regular_inside(place.path, self.trusted, SOURCE_BYTES).decode("utf-8", "replace")
+                lines = text.splitlines()
+            except OSError:
+                lines = None
             self._lines[place.path] = lines
         if lines is None or not 1 <= line <= len(lines):
             return None
