@@ -120,6 +120,13 @@ def test_hover_names_module_stack_and_a_stale_file(tree: dict[str, Path]) -> Non
     assert text.index("`_tensor.py:10`") < text.index("`model.py:4` in `forward` ◀") < text.index("`module.py:1773`")
 
 
+def test_a_relative_frame_path_is_looked_for_in_the_workspace(tree: dict[str, Path]) -> None:
+    sources = Sources([str(tree["ws"])])
+    place = sources.place("model.py")
+    assert place is not None and place.kind == "workspace" and place.path == os.path.realpath(tree["ws"] / "model.py")
+    assert sources.place("../outside/secret.py") is None and sources.place("link.py") is None
+
+
 def test_path_map_setting(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "pyproject.toml").write_text('[tool.graphlsp]\npath-map = { "/build/src" = "src" }\n')
@@ -213,6 +220,6 @@ def test_any_metadata_reads_without_error(meta: list[tuple[str, str]], name: str
     src = of_node(node)
     if src is not None:
         assert src.chosen is None or 0 <= src.chosen < len(src.frames)
-        scope_parts(src)
+        scope_parts(src.modules)
         nest([src.modules, None, src.modules])
     hover(node, None)
