@@ -178,3 +178,16 @@ async def test_outline_of_a_torchscript_export_follows_its_scoped_names(vscode: 
     first = {s.name: s for s in top["features"].children or []}
     assert [c.name for c in first["0"].children or []] == ["/features/features.0/Conv"]
     assert [c.name for c in top["fc"].children or []] == ["/fc/Gemm"]
+
+
+@pytest.mark.asyncio
+async def test_hover_of_a_torchscript_node_names_its_module(vscode: LanguageClient) -> None:
+    """torchscript_bert.onnx has no frames (exported without verbose): its nodes' hover still says the module its
+    scoped name walks through."""
+    uri, text = await _open_view(vscode, ROOT / "corpus" / "models" / "torchscript_bert.onnx")
+    at = _at(text, '["/encoder/layer.0/attention/self/query/MatMul"]')
+    at = lsp.Position(line=at.line, character=at.character + text.splitlines()[at.line][at.character:].index("MatMul ("))
+    hover = await vscode.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at))  # fmt: skip
+    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+    assert "module `encoder.layer.0.attention.self.query`" in hover.contents.value, hover.contents.value
