@@ -221,13 +221,22 @@ async def publish_if_latest(ls: GraphLspServer, state: DocState, version: int) -
     if state.version == version:  # still the newest: never send stale results
         state.published = version
         ls.publish(state, version, payload)
-        if ls.source_diagnostics and state.view is not None:
-            publish_on_python(ls, state)
+    await publish_on_python(ls, state)
 
 
-def publish_on_python(ls: GraphLspServer, state: DocState) -> None:
-    """`serve --source-diagnostics`: the view's findings that a Python line made, published on that Python file
-    too (each file's list replaced; a file no longer named is sent an empty list)."""
+async def publish_on_python(ls: GraphLspServer, state: DocState) -> None:
+    """`serve --source-diagnostics`: a view's findings that a Python line made, published on that Python file
+    too (a file no longer named is sent the other models' only, or an empty list)."""
+    if not ls.source_diagnostics or state.view is None:
+        return
+    by_file = await ls.submit(state, lambda: _python_payload(ls, state))
+    before = ls.python_published.get(state.path, {})
+    ls.python_published[state.path] = by_file
+    publish_python_files(ls, set(before) | set(by_file))
+
+
+def _python_payload(ls: GraphLspServer, state: DocState) -> dict[str, list[str]]:
+    """Each Python file's diagnostics (LSP JSON) from the view's findings. On the worker thread."""
     view = state.view
     assert view is not None
     settings = ls.settings_for(state.uri)
@@ -246,9 +255,7 @@ def publish_on_python(ls: GraphLspServer, state: DocState) -> None:
                                       message=f"{d.message} ({where})", severity=convert.SEVERITY.get(d.severity),
                                       code=d.code, source="graphlsp")  # fmt: skip
                 by_file.setdefault(r["file"], []).append(json.dumps(_CONVERTER.unstructure(item)))
-    before = ls.python_published.get(state.path, {})
-    ls.python_published[state.path] = by_file
-    publish_python_files(ls, set(before) | set(by_file))
+    return by_file
 
 
 def publish_python_files(ls: GraphLspServer, files: set[str]) -> None:
@@ -273,6 +280,7 @@ async def apply_and_publish(ls: GraphLspServer, state: DocState, version: int, c
     if payload is not None and state.version == version:  # still the newest: never send stale results
         state.published = version
         ls.publish(state, version, payload)
+        await publish_on_python(ls, state)
 
 
 async def refresh_view(ls: GraphLspServer, path: str) -> BinaryView:
@@ -302,6 +310,7 @@ async def pull_diagnostics(
     if payload != state.reported:  # the cache hands back the same str objects: a compare of pointers mostly
         state.reported = payload
         state.report_id = f"{_SESSION}-{state.version}-{next(_REPORTS)}"
+    await publish_on_python(ls, state)  # (pushed: the Python files are not the client's to pull from graphlsp)
     if params.previous_result_id == state.report_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=state.report_id)
     return RawJSON(f'{{"kind":"full","resultId":"{state.report_id}","items":[{",".join(payload)}]}}')
