@@ -187,7 +187,11 @@ async def test_every_language_feature_on_a_view(client: LanguageClient, tmp_path
     # symbols: the graph, its nodes, and below an If node its two subgraphs with their nodes
     symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(text_document=doc))
     assert symbols and isinstance(symbols[0], lsp.DocumentSymbol) and symbols[0].name == g.name
-    ifs = [s for s in symbols[0].children or [] if s.detail == "If"]
+
+    def walk(syms: list[lsp.DocumentSymbol]) -> list[lsp.DocumentSymbol]:  # nodes may nest in module groups
+        return [x for s in syms for x in (s, *walk(s.children or []))]
+
+    ifs = [s for s in walk(symbols[0].children or []) if s.detail == "If"]
     assert ifs and all(s.children for s in ifs)
     branches = [c for s in ifs for c in s.children or []]
     assert {c.detail for c in branches} >= {"then_branch", "else_branch"}
