@@ -104,6 +104,11 @@ def decode(data: bytes) -> tuple[str, tuple[str, str, int] | None]:
         return text, ("GL105", f"the file is not valid UTF-8 (byte 0x{data[e.start]:02x} at byte {e.start})", offset)
 
 
+def is_binary(path: str | os.PathLike[str]) -> bool:
+    """A binary model's name: `*.onnx`, in any case (`MODEL.ONNX` from a Windows export)."""
+    return os.fspath(path).lower().endswith(".onnx")
+
+
 def read_source(path: str | Path) -> Source:
     """Read a model file; raises OSError when it cannot be read at all."""
     from graphlsp.files import read_regular
@@ -112,7 +117,7 @@ def read_source(path: str | Path) -> Source:
         data = read_regular(path)
     except ValueError as e:  # a NUL in the path: no file has that name
         raise OSError(errno.ENOENT, f"no such file ({e})") from None
-    if os.path.splitext(path)[1] == ".onnx":
+    if is_binary(path):
         import onnx
         import onnx.printer
 
@@ -166,8 +171,9 @@ def find_model_files(paths: list[str]) -> tuple[list[str], list[str]]:
             p = Path(raw)
             root = os.path.realpath(raw)
             files.extend(
-                str(f) for f in sorted(p.rglob("*")) if f.suffix in (*MODEL_SUFFIXES, LIBRARY_SUFFIX) and f.is_file()
-                and not any(part.startswith(".") for part in f.relative_to(p).parts) and _stays_in(f, root)
+                str(f) for f in sorted(p.rglob("*")) if f.suffix.lower() in (*MODEL_SUFFIXES, LIBRARY_SUFFIX)
+                and f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+                and _stays_in(f, root)
             )  # fmt: skip
         elif os.path.lexists(raw):  # a file, or what is not one (a FIFO, a loop): reading it says which
             files.append(normal_path(raw))

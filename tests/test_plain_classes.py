@@ -38,7 +38,7 @@ print(json.dumps(sorted({f"{c.__module__}.{c.__qualname__}" for m in list(sys.mo
 def test_a_check_creates_no_dataclass() -> None:
     out = subprocess.run([sys.executable, "-c", _DATACLASSES_AFTER_CHECK, str(MODEL)], cwd=ROOT, capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
-    assert json.loads(out) == []
+    assert json.loads(out.strip().splitlines()[-1]) == []  # after the check's own findings (GL320 is info)
 
 
 def test_a_check_imports_none_of_the_modules_it_does_not_use() -> None:
@@ -47,7 +47,7 @@ def test_a_check_imports_none_of_the_modules_it_does_not_use() -> None:
            "if m in sys.modules))"  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code, str(MODEL)], cwd=ROOT, capture_output=True, text=True,
                          check=True).stdout  # fmt: skip
-    assert out.strip() == "[]"
+    assert out.strip().splitlines()[-1] == "[]"  # after the check's own findings (GL320 is info)
 
 
 def test_frozen_value_refuses_change_and_survives_pickle_and_copy() -> None:

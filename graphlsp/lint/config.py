@@ -11,6 +11,7 @@
     dims = { batch = 8 }                    # sizes of input dims (dim_params) to check the model at
     input-shapes = { images = [1, 3, 640, 640] }  # whole input shapes to check the model at
     targets = ["onnxruntime:cpu"]           # where the model must load (GL7xx): onnxruntime:cpu, :cuda, :dml
+    path-map = { "/build/src" = "src" }     # an exporter's Python paths -> folders here (inside this project)
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Settings:
     """The `[tool.graphlsp]` settings of a project (the defaults when it has none), as a check uses them."""
 
     __slots__ = ("select", "ignore", "severity", "per_file_ignores", "fold_size_cap", "inlay_hints", "root", "source",
-                 "op_libraries", "sizes", "targets")
+                 "op_libraries", "sizes", "targets", "path_map")
 
     select: list[str]
     ignore: list[str]
@@ -48,6 +49,7 @@ class Settings:
     op_libraries: list[str]  # the library files `op-libraries` names, resolved
     sizes: InputSizes  # `dims` and `input-shapes`: inference runs at these
     targets: list[str]  # runtimes the model must load on
+    path_map: dict[str, str]  # `path-map`: a Python path prefix an exporter wrote -> an absolute folder here
 
     def __init__(
         self,
@@ -62,6 +64,7 @@ class Settings:
         op_libraries: list[str] | None = None,
         sizes: InputSizes | None = None,
         targets: list[str] | None = None,
+        path_map: dict[str, str] | None = None,
     ) -> None:
         self.select = [] if select is None else select
         self.ignore = [] if ignore is None else ignore
@@ -74,22 +77,25 @@ class Settings:
         self.op_libraries = [] if op_libraries is None else op_libraries
         self.sizes = InputSizes() if sizes is None else sizes
         self.targets = list(DEFAULT_TARGETS) if targets is None else targets
+        self.path_map = {} if path_map is None else path_map
 
     def __repr__(self) -> str:
         return (
             f"Settings(select={self.select!r}, ignore={self.ignore!r}, severity={self.severity!r}, "
             f"per_file_ignores={self.per_file_ignores!r}, fold_size_cap={self.fold_size_cap!r}, "
             f"inlay_hints={self.inlay_hints!r}, root={self.root!r}, source={self.source!r}, "
-            f"op_libraries={self.op_libraries!r}, sizes={self.sizes!r}, targets={self.targets!r})"
+            f"op_libraries={self.op_libraries!r}, sizes={self.sizes!r}, targets={self.targets!r}, "
+            f"path_map={self.path_map!r})"
         )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not Settings:
             return NotImplemented
         mine = (self.select, self.ignore, self.severity, self.per_file_ignores, self.fold_size_cap, self.inlay_hints,
-                self.root, self.source, self.op_libraries, self.sizes, self.targets)
+                self.root, self.source, self.op_libraries, self.sizes, self.targets, self.path_map)
         theirs = (other.select, other.ignore, other.severity, other.per_file_ignores, other.fold_size_cap,
-                  other.inlay_hints, other.root, other.source, other.op_libraries, other.sizes, other.targets)
+                  other.inlay_hints, other.root, other.source, other.op_libraries, other.sizes, other.targets,
+                  other.path_map)
         return mine == theirs
 
     def __getstate__(self) -> dict[str, Any]:
@@ -126,7 +132,8 @@ class Settings:
     def key(self) -> str:
         """What the result cache must depend on."""
         return repr((self.select, self.ignore, sorted(self.severity.items()), sorted(self.per_file_ignores.items()),
-                     self.fold_size_cap, _digest(self.op_libraries), self.sizes, self.targets))  # fmt: skip
+                     self.fold_size_cap, _digest(self.op_libraries), self.sizes, self.targets,
+                     sorted(self.path_map.items())))  # fmt: skip
 
 
 def _relative(path: str, root: str | None) -> str:
@@ -245,10 +252,17 @@ def _strings(value: Any) -> bool:
 def _validate(raw: dict[str, Any], source: str, root: str | None = None, confined: bool = True) -> Settings:
     s = Settings(source=source)
     known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries",
-             "dims", "input-shapes", "targets"}
+             "dims", "input-shapes", "targets", "path-map"}
     unknown = set(raw) - known
     if unknown:
-        raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
+        import difflib
+
+        def near(key: str) -> str:
+            close = difflib.get_close_matches(key.replace("_", "-").lower(), sorted(known), n=1, cutoff=0.6)
+            return f"'{key}' (did you mean '{close[0]}'?)" if close else f"'{key}'"
+
+        raise ConfigError(f"{source}: unknown setting{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(near(k) for k in sorted(unknown))}; the settings are {', '.join(sorted(known))}")
     for key in ("select", "ignore"):
         value = raw.get(key, [])
         if not _strings(value):
@@ -281,6 +295,7 @@ def _validate(raw: dict[str, Any], source: str, root: str | None = None, confine
         raise ConfigError(str(e)) from None
     s.targets = validate_targets(raw.get("targets", list(DEFAULT_TARGETS)), source)
     s.root = root
+    s.path_map = validate_path_map(raw.get("path-map", {}), root, source, anywhere=not confined)
     _check_codes(s, source)
     if "op-libraries" in raw:
         s.op_libraries = _op_libraries(raw["op-libraries"], root, source, confined)
@@ -288,9 +303,32 @@ def _validate(raw: dict[str, Any], source: str, root: str | None = None, confine
     return s
 
 
-def validate_targets(value: Any, source: str) -> list[str]:
+def validate_path_map(value: Any, root: str | None, source: str, anywhere: bool = False) -> dict[str, str]:
+    """`path-map`: a table of an exporter's path prefixes (`/build/src`) to folders here, relative to the config's
+    folder. A project's config may map only into its own folder (graphlsp reads the mapped files' lines; a
+    repository must not make it read elsewhere); the user's own config (`anywhere`) may map anywhere."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and k and v
+                                              for k, v in value.items()):  # fmt: skip
+        raise ConfigError(f"{source}: path-map must be a table of path prefixes to folders, like "
+                          '{ "/build/src" = "src" }')  # fmt: skip
+    base = os.path.realpath(root) if root is not None else os.getcwd()
+    out = {}
+    for prefix, folder in value.items():
+        if "\0" in prefix or "\0" in folder:
+            raise ConfigError(f"{source}: path-map: a path with a NUL character")
+        target = os.path.realpath(os.path.join(base, os.path.expanduser(folder) if anywhere else folder))
+        if not anywhere and target != base and not target.startswith(base.rstrip(os.sep) + os.sep):
+            raise ConfigError(f"{source}: path-map: '{folder}' leaves the project's folder ({base}); a project may "
+                              "map only into its own files")  # fmt: skip
+        if not os.path.isdir(target):
+            raise ConfigError(f"{source}: path-map: '{folder}' is not a folder")
+        out[prefix] = target
+    return out
+
+
+def validate_targets(value: Any, source: str, key: str = "targets: ") -> list[str]:
     """`targets`: runtime:provider names the kernel tables know (checked here, the tables read only when a model
-    is checked)."""
+    is checked). `key`: what names the setting after `source` in a message (nothing for `--target`)."""
     from graphlsp.runtime.kernels import TargetError, known_target
 
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
@@ -300,7 +338,7 @@ def validate_targets(value: Any, source: str) -> list[str]:
         try:
             out.append(known_target(spec))
         except TargetError as e:
-            raise ConfigError(f"{source}: targets: {e}") from None
+            raise ConfigError(f"{source}: {key}{e}") from None
     return list(dict.fromkeys(out))
 
 
@@ -318,7 +356,9 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
         "dims": options.get("dims", base.sizes.dim_map()),
         "input-shapes": options.get("inputShapes", {k: list(v) for k, v in base.sizes.shapes}),
         "targets": options.get("targets", base.targets),
+        "path-map": options.get("pathMap", base.path_map),
     }
+    # a workspace's settings are the repository's (docs/security.md): its rule, like the project's config
     s = _validate(raw, "editor settings", base.root)
     s.op_libraries = base.op_libraries
     return s

@@ -19,11 +19,14 @@ from graphlsp.files import read_regular
 from graphlsp.lint.config import Settings
 from graphlsp.lint.diagnostics import Diagnostic, collect_analysis, collect_deployment
 from graphlsp.lint.rules import rule
+from graphlsp.source import is_binary
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from graphlsp.analysis import Analysis
+    from graphlsp.graph.core import Model
+    from graphlsp.infer.sizes import SizeProblem
     from graphlsp.oplib.query import OpDocument
 
 MAX_FIX_ROUNDS = 8
@@ -33,7 +36,7 @@ class FileResult:
     """What checking one file gave: its diagnostics, and with `--fix` / `--diff` the fixed text or model."""
 
     __slots__ = ("path", "diagnostics", "text", "binary", "error", "fixed_text", "fixed_bytes", "fixes", "hidden_fixes",
-                 "cached")
+                 "cached", "size_problems")
 
     path: str
     diagnostics: list[Diagnostic]
@@ -45,6 +48,7 @@ class FileResult:
     fixes: int
     hidden_fixes: int  # unsafe fixes left for `--unsafe-fixes`
     cached: bool
+    size_problems: list[SizeProblem]  # given sizes (`--dim`, `dims`) the model contradicts: usage errors
 
     def __init__(
         self,
@@ -58,6 +62,7 @@ class FileResult:
         fixes: int = 0,
         hidden_fixes: int = 0,
         cached: bool = False,
+        size_problems: list[SizeProblem] | None = None,
     ) -> None:
         self.path = path
         self.diagnostics = [] if diagnostics is None else diagnostics
@@ -69,22 +74,23 @@ class FileResult:
         self.fixes = fixes
         self.hidden_fixes = hidden_fixes
         self.cached = cached
+        self.size_problems = [] if size_problems is None else size_problems
 
     def __repr__(self) -> str:
         return (
             f"FileResult(path={self.path!r}, diagnostics={self.diagnostics!r}, text={self.text!r}, "
             f"binary={self.binary!r}, error={self.error!r}, fixed_text={self.fixed_text!r}, "
             f"fixed_bytes={self.fixed_bytes!r}, fixes={self.fixes!r}, hidden_fixes={self.hidden_fixes!r}, "
-            f"cached={self.cached!r})"
+            f"cached={self.cached!r}, size_problems={self.size_problems!r})"
         )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not FileResult:
             return NotImplemented
         mine = (self.path, self.diagnostics, self.text, self.binary, self.error, self.fixed_text, self.fixed_bytes,
-                self.fixes, self.hidden_fixes, self.cached)
+                self.fixes, self.hidden_fixes, self.cached, self.size_problems)
         theirs = (other.path, other.diagnostics, other.text, other.binary, other.error, other.fixed_text,
-                  other.fixed_bytes, other.fixes, other.hidden_fixes, other.cached)
+                  other.fixed_bytes, other.fixes, other.hidden_fixes, other.cached, other.size_problems)
         return mine == theirs
 
 
@@ -122,18 +128,26 @@ def lint_text(
 
 def lint_binary(path: str, settings: Settings, data: bytes | None = None, folder: str | None = None
                 ) -> list[Diagnostic]:  # fmt: skip
+    """A binary model's diagnostics (`lint_binary_sized` without the size problems)."""
+    return lint_binary_sized(path, settings, data, folder)[0]
+
+
+def lint_binary_sized(path: str, settings: Settings, data: bytes | None = None, folder: str | None = None
+                      ) -> tuple[list[Diagnostic], list[SizeProblem]]:  # fmt: skip
     """A binary model's diagnostics: read straight from its protobuf, located by node. Raises OSError.
 
     With `data` the model is those bytes and `path` only names it: external data is read from `folder` (the
     model's own folder, for the bytes `--fix` is about to write over it); without one (standard input) there is
     no folder to read external data from, which the reader reports."""
     from graphlsp.analysis import ModelAnalysis
-    from graphlsp.binary.read import model_from_proto, read_model
+    from graphlsp.binary.read import EmptyModel, model_from_proto, read_model
     from graphlsp.lint.diagnostics import collect_binary
 
     try:
         if data is None:
             model, findings = read_model(path)
+        elif not data:
+            raise EmptyModel("the file is empty (0 bytes)")
         else:
             from onnx import ModelProto
 
@@ -144,10 +158,24 @@ def lint_binary(path: str, settings: Settings, data: bytes | None = None, folder
         raise
     except Exception as e:  # protobuf's DecodeError, RuntimeError from a malformed message
         r = rule("GL106")
-        return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
-                           f"cannot load binary ONNX model: {type(e).__name__}: {e}")]  # fmt: skip
+        return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name, load_failure(e))], []
     analysis = ModelAnalysis(model, findings, settings.fold_size_cap, settings.sizes)
-    return finalize(collect_binary(analysis, path, settings), "", path, settings)
+    return finalize(collect_binary(analysis, path, settings), "", path, settings), _size_problems(model, settings)
+
+
+def load_failure(e: Exception) -> str:
+    """GL106's message for a binary model protobuf (or the reader) refuses."""
+    from graphlsp.binary.read import EmptyModel
+
+    return f"cannot load binary ONNX model: {e if isinstance(e, EmptyModel) else f'{type(e).__name__}: {e}'}"
+
+
+def _size_problems(model: Model, settings: Settings) -> list[SizeProblem]:
+    if not settings.sizes:
+        return []
+    from graphlsp.infer.sizes import size_problems
+
+    return size_problems(model, settings.sizes)
 
 
 def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) -> list[Diagnostic]:
@@ -214,7 +242,7 @@ def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tupl
 def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = False) -> FileResult:
     from graphlsp.source import read_source
 
-    if path.endswith(".onnx"):
+    if is_binary(path):
         try:
             if fix:
                 from graphlsp.lint.binary_fix import fix_binary
@@ -227,9 +255,11 @@ def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = 
                     fixed, count = None, 0
                 if fixed is not None:
                     folder = os.path.dirname(os.path.realpath(path))  # the fixed bytes go beside its data
-                    return FileResult(path, lint_binary(path, settings, fixed, folder), binary=True,
-                                      fixed_bytes=fixed, fixes=count)  # fmt: skip
-            return FileResult(path, lint_binary(path, settings), binary=True)
+                    diags, problems = lint_binary_sized(path, settings, fixed, folder)
+                    return FileResult(path, diags, binary=True, fixed_bytes=fixed, fixes=count,
+                                      size_problems=problems)  # fmt: skip
+            diags, problems = lint_binary_sized(path, settings)
+            return FileResult(path, diags, binary=True, size_problems=problems)
         except OSError as e:
             return FileResult(path, error=e.strerror or str(e))
     try:
@@ -266,9 +296,10 @@ def _check_text(path: str, text: str, error: tuple[str, str, int] | None, settin
         fixed, result.fixes, result.hidden_fixes = _fix(text, path, settings, unsafe)
         if fixed != text:
             result.fixed_text = fixed
-        _, result.diagnostics = lint_text(fixed, path, settings, None)
-        return result
-    _, result.diagnostics = lint_text(text, path, settings, error)
+        analysis, result.diagnostics = lint_text(fixed, path, settings, None)
+    else:
+        analysis, result.diagnostics = lint_text(text, path, settings, error)
+    result.size_problems = _size_problems(analysis.model, settings)
     return result
 
 
@@ -277,8 +308,9 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
     name ends in .onnx, else UTF-8 text. Nothing is cached."""
     from graphlsp.source import decode
 
-    if path.endswith(".onnx"):
-        return FileResult(path, lint_binary(path, settings, data), binary=True)
+    if is_binary(path):
+        diags, problems = lint_binary_sized(path, settings, data)
+        return FileResult(path, diags, binary=True, size_problems=problems)
     text, error = decode(data)
     if is_library(path):
         return _check_library(path, text, error, settings)
@@ -295,7 +327,7 @@ def _cache_key(data: bytes, settings: Settings, path: str = "") -> str:
     h.update(data)
     # what the bytes are read as: a model, an op library or a binary (the same bytes as m.onnxop and m.onnxtxt
     # are two different checks)
-    h.update(b"\0binary" if path.endswith(".onnx") else b"\0library" if is_library(path) else b"\0text")
+    h.update(b"\0binary" if is_binary(path) else b"\0library" if is_library(path) else b"\0text")
     h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}\0{_runtime_stamp(bool(settings.targets))}".encode())
     return h.hexdigest()
 
@@ -333,6 +365,7 @@ def _load_cached(path: str, settings: Settings, folder: int | None) -> FileResul
     import json
 
     from graphlsp.files import read_at
+    from graphlsp.infer.sizes import SizeProblem
     from graphlsp.source import decode, not_model_problem
 
     if folder is None:
@@ -344,9 +377,10 @@ def _load_cached(path: str, settings: Settings, folder: int | None) -> FileResul
     except (OSError, ValueError, TypeError, KeyError):
         return None
     # the text `check` shows excerpts of: none of a binary, nor of a file that is not a model (source.read_source)
-    unread = path.endswith(".onnx") or not_model_problem(data, is_library(path)) is not None
+    unread = is_binary(path) or not_model_problem(data, is_library(path)) is not None
     text = "" if unread else decode(data)[0]
-    return FileResult(path, diags, text, path.endswith(".onnx"), cached=True)
+    problems = [SizeProblem(*p) for p in entry.get("sizes", [])] if entry.get("sizes") else []
+    return FileResult(path, diags, text, is_binary(path), cached=True, size_problems=problems)
 
 
 def _store(result: FileResult, settings: Settings, folder: int) -> None:
@@ -360,8 +394,8 @@ def _store(result: FileResult, settings: Settings, folder: int) -> None:
         data = read_regular(result.path)
         write_file(".gitignore", b"*\n", dir_fd=folder)
         payload = [{k: getattr(d, k) for k in Diagnostic.__slots__} for d in result.diagnostics]  # type: ignore[attr-defined]
-        entry = json.dumps({"diagnostics": payload}).encode()
-        write_file(f"{_cache_key(data, settings, result.path)}.json", entry, dir_fd=folder)
+        entry = {"diagnostics": payload, "sizes": [p.to_json() for p in result.size_problems]}
+        write_file(f"{_cache_key(data, settings, result.path)}.json", json.dumps(entry).encode(), dir_fd=folder)
     except (OSError, ValueError):
         pass  # a read-only tree: no cache, same results
 

@@ -4,6 +4,7 @@ beside it. A file that exists already is overwritten only when the user says so.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -33,6 +34,25 @@ async def render_view(ls: GraphLspServer, *args: Any) -> RawJSON | ErrorReply:
         return _no_target(views.RENDER)
     view = await refresh_view(ls, path)
     answer = {"path": path, "uri": Path(path).as_uri(), "text": view.text, "error": view.error or None}
+    return RawJSON(json.dumps(answer, ensure_ascii=False))
+
+
+async def render_revision(ls: GraphLspServer, *args: Any) -> RawJSON | ErrorReply:
+    """{uri|path, rev?} -> {path, rev, text, error}: the model as it is at a git revision (`HEAD` by default), as
+    its view shows it: what "Compare with HEAD" puts beside the file in a diff view."""
+    path, opts = views.command_target(args)
+    if path is None:
+        return _no_target(views.RENDER_REVISION)
+    rev = opts.get("rev") or "HEAD"
+    if not isinstance(rev, str):
+        return ErrorReply(lsp.ErrorCodes.InvalidParams, f"{views.RENDER_REVISION}: rev must be a string")
+    from graphlsp.diff.revision import RevisionError, text_at
+
+    try:
+        text, error = await asyncio.get_running_loop().run_in_executor(None, text_at, path, rev), None
+    except RevisionError as e:
+        text, error = f"# graphlsp: {e}\n", str(e)
+    answer = {"path": path, "rev": rev, "text": text, "error": error}
     return RawJSON(json.dumps(answer, ensure_ascii=False))
 
 

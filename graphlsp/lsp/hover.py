@@ -12,7 +12,7 @@ from graphlsp import query
 from graphlsp.analysis import Analysis
 from graphlsp.lsp import convert, opdocs
 from graphlsp.lsp.protocol import RawJSON
-from graphlsp.lsp.workspace import GraphLspServer, analysed_at, cached, guard, or_library
+from graphlsp.lsp.workspace import DocState, GraphLspServer, analysed_at, cached, guard, or_library
 
 log = logging.getLogger("graphlsp.lsp")
 
@@ -24,7 +24,23 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
     found = query.hover(a, offset)
     if found is None:
         return None
-    return convert.hover(state.lines, found[0] + _kernel_lines(ls, state.uri, a, offset), found[1], enc)
+    text = found[0] + _kernel_lines(ls, state.uri, a, offset) + _python_lines(ls, state, a, offset)
+    return convert.hover(state.lines, text, found[1], enc)
+
+
+def _python_lines(ls: GraphLspServer, state: DocState, a: Analysis, offset: int) -> str:
+    """On a node of a binary model's view: the Python line that made it, its module and stack
+    (graphlsp.provenance)."""
+    view = state.view
+    hit = query.hit_at(a, offset) if view is not None else None
+    node = hit.node if hit is not None else None
+    if view is None or node is None:
+        return ""
+    origin = view.origin_of(node)  # None: the module path of a TorchScript node's scoped name, if any
+    from graphlsp.provenance.describe import hover as python_hover
+
+    text = python_hover(node, ls.sources_for(state.uri), origin)
+    return "\n\n---\n\n" + text if text else ""
 
 
 def _kernel_lines(ls: GraphLspServer, uri: str, a: Analysis, offset: int) -> str:

@@ -187,7 +187,11 @@ async def test_every_language_feature_on_a_view(client: LanguageClient, tmp_path
     # symbols: the graph, its nodes, and below an If node its two subgraphs with their nodes
     symbols = await client.text_document_document_symbol_async(lsp.DocumentSymbolParams(text_document=doc))
     assert symbols and isinstance(symbols[0], lsp.DocumentSymbol) and symbols[0].name == g.name
-    ifs = [s for s in symbols[0].children or [] if s.detail == "If"]
+
+    def walk(syms: list[lsp.DocumentSymbol]) -> list[lsp.DocumentSymbol]:  # nodes may nest in module groups
+        return [x for s in syms for x in (s, *walk(s.children or []))]
+
+    ifs = [s for s in walk(symbols[0].children or []) if s.detail == "If"]
     assert ifs and all(s.children for s in ifs)
     branches = [c for s in ifs for c in s.children or []]
     assert {c.detail for c in branches} >= {"then_branch", "else_branch"}
@@ -230,7 +234,8 @@ def test_a_views_code_actions_run_commands(tmp_path: Path) -> None:
     try:
         init = c.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
         commands = init["result"]["capabilities"]["executeCommandProvider"]["commands"]
-        assert sorted(commands) == ["graphlsp.foldBinary", "graphlsp.renderView", "graphlsp.saveViewAsText"]
+        assert sorted(commands) == ["graphlsp.foldBinary", "graphlsp.renderRevision", "graphlsp.renderView",
+                                    "graphlsp.saveViewAsText"]
         c.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         uri = path.as_uri()
         c.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
@@ -343,7 +348,7 @@ async def test_save_as_text_and_fold_write_beside_the_model(client: LanguageClie
     saved = await run("graphlsp.saveViewAsText")
     text_path = tmp_path / "vad.onnxtxt"
     assert saved["written"] is True and saved["path"] == str(text_path)
-    cli = subprocess.run([sys.executable, "-m", "graphlsp.cli", "convert", str(path), "-"], capture_output=True,
+    cli = subprocess.run([sys.executable, "-m", "graphlsp.cli", "convert", str(path), "-", "--weights", "inline"], capture_output=True,
                          text=True, check=True)  # fmt: skip
     assert text_path.read_text() == cli.stdout  # `graphlsp convert`: the model with all its data
     # it exists now: the user is asked, and says Cancel; `overwrite` skips the question

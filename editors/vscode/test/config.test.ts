@@ -61,3 +61,12 @@ test('a missing server gets an actionable message', () => {
   assert.match(msg, /graphlsp\.server\.command/);
   assert.match(config.startFailure(config.DEFAULTS, 'boom'), /failed to start: boom/);
 });
+
+test('"Compare with…": the revision of a graphlsp-rev URI, the title, the files it compares', () => {
+  assert.equal(config.revisionOf('rev=HEAD'), 'HEAD');
+  assert.equal(config.revisionOf('rev=main~2'), 'main~2');
+  assert.equal(config.revisionOf(''), 'HEAD');
+  assert.equal(config.compareTitle('m.onnx (HEAD)', 'm.onnx'), 'm.onnx (HEAD) \u2194 m.onnx');
+  assert.ok(config.isComparable('/a/m.onnx') && config.isComparable('/a/m.ONNXTXT') && config.isComparable('m.onnxtext'));
+  assert.ok(!config.isComparable('/a/m.onnx.data') && !config.isComparable('/a/ops.onnxop'));
+});

@@ -100,11 +100,13 @@
         g.total += 1;
         const ps = items[i].problems;
         if (ps && ps.some((p) => p[0] === "error" || p[0] === "warning")) g.problems += 1;
+        if (items[i].diff) g.diff = true; // graphlsp diff: a change inside (graphlsp/diff/page.py)
       }
       for (const c of g.groups.values()) {
         count(c);
         g.total += c.total;
         g.problems += c.problems;
+        if (c.diff) g.diff = true;
       }
     })(root);
     const v = { graph, items, root, byId, groupOf, expanded: new Set([""]) };
@@ -145,6 +147,10 @@
     const scopes = new Array(items.length);
     for (let i = items.length - 1; i >= 0; i--) {
       const n = items[i];
+      if (!n.isInput && n.scope) { // the modules the exporter says made the node (dynamo's scopes)
+        scopes[i] = n.scope.slice();
+        continue;
+      }
       if (!n.isInput && n.name.includes("/")) {
         const parts = n.name.split("/").filter((p) => p.length > 0);
         parts.pop();
@@ -426,7 +432,8 @@
           title.textContent = b.group.id + " (click to collapse)";
           walk(c);
         } else if (b.kind === "group") {
-          const g = el("g", { class: "group" + (b.group.problems ? " warning" : ""), "data-group": b.group.id }, shapes);
+          const g = el("g", { class: "group" + (b.group.problems ? " warning" : "") + (b.group.diff ? " diff-group" : ""),
+            "data-group": b.group.id }, shapes);
           el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 6 }, g);
           el("rect", { x: c.x + 3, y: c.y + 3, width: c.width - 6, height: c.height - 6, rx: 4, class: "inner" }, g);
           const t = el("text", { x: c.x + 14, y: c.y + 18, class: "op" }, g);
@@ -437,6 +444,7 @@
         } else if (b.kind === "node") {
           const n = graph.nodes[b.index];
           const cls = "node" + problemClass(n.problems) + (n.fold ? " fold" : "") + (b.index === selected ? " selected" : "")
+            + (n.diff ? " diff-" + n.diff : "") // graphlsp diff's mark (graphlsp/diff/page.py)
             + (cursorLine !== null && n.line === cursorLine ? " cursor" : "");
           const g = el("g", { class: cls, "data-node": b.index }, shapes);
           el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 4 }, g);
@@ -485,17 +493,22 @@
     $("layer").setAttribute("transform", "translate(" + transform.x + "," + transform.y + ") scale(" + transform.k + ")");
   }
 
-  // the whole width when that stays readable; else the top of the graph, centred on its first box, at 70%
+  // `whole` (the fit button): the whole graph, width and height, centred. The first view: the whole width when
+  // that stays readable (70% or more), else at 70%; from the graph's top and its left edge, nothing cut off
   function fit(laid, whole) {
     const box = $("graph").getBoundingClientRect();
-    const k = Math.min(1, (box.width - 20) / Math.max(1, laid.width));
-    transform = { k: whole ? Math.max(k, 0.05) : Math.max(k, 0.7), x: 0, y: 10 };
-    if (laid.width * transform.k <= box.width) {
-      transform.x = (box.width - laid.width * transform.k) / 2;
+    const width = box.width - ($("panel").hidden ? 0 : $("panel").getBoundingClientRect().width); // left of the panel
+    const w = Math.max(1, laid.width), h = Math.max(1, laid.height);
+    const across = Math.min(1, (width - 20) / w);
+    if (whole) {
+      const k = Math.max(0.02, Math.min(across, (box.height - 20) / h));
+      transform = { k, x: (width - w * k) / 2, y: Math.max(10, (box.height - h * k) / 2) };
     } else {
+      // smaller, down to 35%, when that brings the topmost box into sight beside the left edge
       const first = (laid.children || []).reduce((a, c) => (a === null || c.y < a.y ? c : a), null);
-      const cx = first ? first.x + first.width / 2 : laid.width / 2;
-      transform.x = box.width / 2 - cx * transform.k;
+      const reach = first ? (width - 20) / (first.x + first.width) : across;
+      const k = Math.max(across, Math.min(0.7, Math.max(reach, 0.35)));
+      transform = { k, x: w * k <= width - 20 ? (width - w * k) / 2 : 10, y: 10 };
     }
     applyTransform();
   }
@@ -523,6 +536,7 @@
         laid = await elk.layout(built.elk);
       } catch (err) {
         showError("layout failed: " + err);
+        $("stats").textContent = "not drawn";
         document.body.dataset.graphlspStatus = JSON.stringify({ error: String(err), layouts: ++layouts });
         throw err;
       }
@@ -817,7 +831,9 @@
     $("model-problems").hidden = !problems.length;
     $("model-problems").textContent = problems.map((p) => p.code + " " + p.message).join("\n");
     if (!data.graph) {
-      showError("the model has no graph");
+      // a model that cannot be read: its problem (above) says why
+      showError(problems.length ? "nothing to draw: the model could not be read" : "the model has no graph");
+      $("stats").textContent = "no graph";
       document.body.dataset.graphlspStatus = JSON.stringify({ nodes: 0, visibleNodes: 0, edges: 0, labelledEdges: 0,
         groups: 0, layoutMs: 0, layouts: ++layouts });
       return Promise.resolve();

@@ -1,0 +1,135 @@
+"""The peak of live activations over the order the nodes run in.
+
+The order is the graph's topological order (file order when the file is in order: what onnxruntime runs
+without graph optimizations). An activation is a graph input or a node output (not an initializer, not a Constant
+node's value: those are weights). It lives from the step of its producer (step 0 for a graph input) to the step
+of its last reader (a node of a subgraph reads for the node that holds it); a graph output lives to the last
+step; an output nobody reads lives at its producer's step only. At each step the live bytes are a formula; the
+peak is the largest of them. Steps whose bytes are provably at most another's (every symbol a dim, >= 0) drop
+out; what remains is one formula, or a max of formulas, each with the node where it is reached. A value of unknown
+size (a string, a sequence, an unknown shape) is left out and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from graphlsp.cost.formula import Poly, Total, poly, poly_at_least, value_bytes
+from graphlsp.graph.core import Graph, Node, Value
+from graphlsp.infer.dims import Dim
+from graphlsp.infer.refiner import ShapeRefiner
+
+MAX_CANDIDATES = 64  # more incomparable step formulas than this: the peak is not kept as a formula
+
+
+class Peak:
+    """The peak: `candidates` [(live bytes, node where reached)], one when it is one formula; `unsized`: the
+    activations left out (size unknown); `why` when no formula is kept."""
+
+    __slots__ = ("candidates", "unsized", "why")
+
+    def __init__(self, candidates: list[tuple[Total, Node | None]] | None = None, unsized: int = 0,
+                 why: str = "") -> None:  # fmt: skip
+        self.candidates = candidates or []
+        self.unsized = unsized
+        self.why = why
+
+    def value(self, env: Mapping[str, int]) -> tuple[int | None, Node | None]:
+        """The peak at bound sizes and its node (the first candidate reaching it)."""
+        best: tuple[int | None, Node | None] = (None, None)
+        for x, node in self.candidates:
+            v = x.value(env)
+            if v is None:
+                return None, None
+            if best[0] is None or v > best[0]:
+                best = (v, node)
+        return best
+
+    def symbols(self) -> set[str]:
+        out: set[str] = set()
+        for x, _ in self.candidates:
+            out |= x.symbols()
+        return out
+
+
+def activations(graph: Graph, order: list[Node]) -> list[tuple[Value, int, int]]:
+    """(value, first step, last step) of every activation of the graph, in the liveness rule above."""
+    step = {n: i for i, n in enumerate(order)}
+    last = len(order) - 1
+    out: list[tuple[Value, int, int]] = []
+    seen: set[Value] = set()
+
+    def span(v: Value, start: int) -> None:
+        if v in seen:
+            return
+        seen.add(v)
+        end = start
+        for reader, _ in v.consumers:
+            top = graph.top_node(reader)
+            if top is not None and top in step:
+                end = max(end, step[top])
+        if v.graph_outputs and graph in v.graph_outputs:
+            end = last
+        out.append((v, start, end))
+
+    for v in graph.inputs:
+        if not v.is_initializer and v.duplicate_of is None:
+            span(v, 0)
+    for n in order:
+        if n.op_type == "Constant" and not n.domain:
+            continue
+        for out_value in n.outputs:
+            if out_value is not None and out_value.producer is n:
+                span(out_value, step[n])
+    return out
+
+
+def replay(order: list[Node], lives: list[tuple[Value, int, int]], size: Callable[[Value], Dim]) -> Peak:
+    """The live bytes at each step, and the steps that may be the peak."""
+    if not order:  # no node: the inputs are all there is
+        sizes = [size(v) for v, _, _ in lives]
+        total = Total()
+        for x in sizes:
+            if x is not None:
+                total.add(x)
+        return Peak([(total, None)], sum(x is None for x in sizes))
+    starts: list[list[Poly]] = [[] for _ in order]
+    ends: list[list[Poly]] = [[] for _ in order]
+    unsized = 0
+    polys: dict[Dim, Poly] = {}
+    for v, s, e in lives:
+        b = size(v)
+        if b is None:
+            unsized += 1
+            continue
+        p = polys.get(b)
+        if p is None:
+            p = polys[b] = poly(b)
+        starts[s].append(p)
+        ends[e].append(p)
+    live: Poly = {}
+    candidates: list[tuple[Poly, Node]] = []
+    for i, node in enumerate(order):
+        for p in starts[i]:
+            for mono, c in p.items():
+                live[mono] = live.get(mono, 0) + c
+        # a step that starts nothing holds less than the step before it
+        if starts[i] and not any(poly_at_least(x, live) for x, _ in reversed(candidates)):
+            candidates = [(x, n) for x, n in candidates if not poly_at_least(live, x)]
+            candidates.append(({m: c for m, c in live.items() if c}, node))
+            if len(candidates) > MAX_CANDIDATES:
+                return Peak([], unsized, f"more than {MAX_CANDIDATES} steps may be the peak")
+        for p in ends[i]:
+            for mono, c in p.items():
+                live[mono] = live.get(mono, 0) - c
+    out: list[tuple[Total, Node | None]] = []
+    for live_poly, n in candidates:
+        total = Total()
+        total.poly = live_poly
+        out.append((total, n))
+    return Peak(out, unsized)
+
+
+def peak_memory(graph: Graph, refiner: ShapeRefiner, size: Callable[[Value], Dim] | None = None) -> Peak:
+    order = graph.topological_order()
+    return replay(order, activations(graph, order), size or (lambda v: value_bytes(refiner.type_of(v))))

@@ -1,0 +1,77 @@
+"""`graphlsp cost`: totals and rows as formulas, numbers at the sizes given, text, JSON and CSV, checked options."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from graphlsp.cli import main
+from tests.conftest import ROOT
+
+MODEL = """<ir_version: 10, opset_import: ["" : 21]>
+g (float[batch, seq, 64] x, float[64, 256] w1, float[256, 64] w2) => (float[batch, seq, 64] y) {
+    h = MatMul (x, w1)
+    a = Relu (h)
+    y = MatMul (a, w2)
+}
+"""
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["cost", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    path = tmp_path / "m.onnxtxt"
+    path.write_text(MODEL, encoding="utf-8")
+    return path
+
+
+def test_text_totals_are_formulas_and_numbers_at_bound_sizes(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, str(model))
+    assert code == 0
+    assert "FLOPs            65792*batch*seq\n" in out  # 2*64*256 twice + 256 (Relu) per row
+    code, out, _ = run(capsys, str(model), "--dim", "batch=2", "--dim", "seq=10")
+    assert "65792*batch*seq  = 1,315,840" in out
+    assert "(bound: batch=2, seq=10)" in out
+
+
+def test_input_shape_binds_the_symbols_of_its_input(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, str(model), "--input-shape", "x=2x10x64", "--format", "json")
+    data = json.loads(out)
+    assert data["totals"]["flops"] == {"formula": "65792*batch*seq", "value": 1315840, "unknown_parts": 0}
+    # peak: at the first MatMul x and h (256 + 1024 bytes a row), and w1 and w2, graph inputs here (not weights)
+    assert data["peak_activations"]["value"] == 20 * (256 + 1024) + 2 * 64 * 256 * 4
+    assert data["peak_activations"]["node"] == "MatMul_0"
+
+
+def test_rows_by_op_and_node_largest_first(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, str(model), "--by", "op", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [(r["op"], r["flops"], r["nodes"]) for r in rows] == [("MatMul", "65536*batch*seq", "2"),
+                                                                 ("Relu", "256*batch*seq", "1")]
+    _, out, _ = run(capsys, str(model), "--by", "node", "--format", "json", "--dim", "batch=1", "--dim", "seq=1")
+    rows = json.loads(out)["rows"]
+    assert [r["name"] for r in rows][-1] == "Relu_1" and rows[-1]["flops_value"] == 256
+
+
+def test_scopes_of_an_exporter(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, str(ROOT / "corpus/models/genai_llama_int4.onnx"), "--format", "json")
+    names = [r["name"] for r in json.loads(out)["rows"]]
+    assert names[0] in ("/model/layers.0", "/model/layers.1") and "/model/layers.1" in names
+
+
+def test_a_dim_the_model_lacks_is_refused_with_a_suggestion(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, str(model), "--dim", "bacth=2")
+    assert code == 2 and "did you mean 'batch'?" in err
+    code, _, err = run(capsys, str(model), "--input-shape", "xx=1x2x64")
+    assert code == 2 and "no graph input named 'xx'" in err
+    with pytest.raises(SystemExit):
+        main(["cost", str(model), "--by", "layer"])
