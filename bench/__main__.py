@@ -1,4 +1,4 @@
-"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [scale] [graph] [--json]`: each figure next to
+"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [scale] [graph] [cost] [--json]`: each figure next to
 its budget and onnx's time; no name runs them all."""
 
 from __future__ import annotations
@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 import sys
 
-from bench import binary, fold, graph, infer, lint, lsp, parse, scale
+from bench import binary, cost, fold, graph, infer, lint, lsp, parse, scale
 
 # binary first: a process's peak memory (ru_maxrss) counts its parent's at the fork, and the other benches grow this
 # process (by 170 MB after lsp), which every model's figure then showed
 BENCHES = {"binary": binary, "parse": parse, "infer": infer, "lsp": lsp, "lint": lint, "fold": fold,
-           "scale": scale, "graph": graph}  # fmt: skip
+           "scale": scale, "graph": graph, "cost": cost}  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

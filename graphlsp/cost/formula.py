@@ -201,7 +201,8 @@ def poly_dim(p: Poly) -> Dim:
 _ATOM_BOUNDS: dict[d.Atom, d.Bounds] = {}
 
 
-def _mono_low_high(mono: tuple[d.Atom, ...]) -> d.Bounds:
+def mono_bounds(mono: tuple[d.Atom, ...]) -> d.Bounds:
+    """Bounds of a monomial, every symbol a dim (>= 0); the constant monomial is 1."""
     lo: int | None = 1
     hi: int | None = 1
     for atom in mono:
@@ -226,7 +227,7 @@ def poly_at_least(a: Poly, b: Poly) -> bool:
         if not mono:
             low += c
             continue
-        lo, hi = _mono_low_high(mono)
+        lo, hi = mono_bounds(mono)
         if c > 0:
             if lo is None:
                 return False

@@ -16,6 +16,7 @@ import numpy as np
 from graphlsp.cost import registry
 from graphlsp.cost.formula import Total, add_all, at_least, bytes_of, numel, value_bytes
 from graphlsp.cost.memory import Peak, peak_memory
+from graphlsp.cost.movement import free
 from graphlsp.cost.registry import Call, Work
 from graphlsp.graph.core import Graph, Model, Node, Value
 from graphlsp.infer import dims as d
@@ -154,6 +155,17 @@ def io_bytes(node: Node, refiner: ShapeRefiner) -> tuple[Dim, Dim]:
     return read, written
 
 
+def _shape(refiner: ShapeRefiner, v: Value | None) -> Any:
+    """A slot's shape as a key part (dims are interned: a tuple of them hashes fast)."""
+    if v is None:
+        return False
+    ty = refiner.type_of(v)
+    return ty.shape if isinstance(ty, TensorType) else type(ty)
+
+
+FREE = Work(0, 0, "no arithmetic (data movement)")
+
+
 def _frozen(x: Any) -> Any:
     """An attribute value as a hashable key part; _Unkeyed for what is not worth keying (tensors, graphs)."""
     if x is None or isinstance(x, (int, float, str, bytes)):
@@ -175,39 +187,42 @@ class _Walk:
         self.refiner = refiner
         self.stack: list[object] = []
         self.works: dict[tuple[Any, ...], Work] = {}
-        self.sizes: dict[Any, Dim] = {}
-        self.sums: dict[tuple[Any, ...], Dim] = {}
+        self.sizes: dict[Any, Dim] = {}  # by type
+        self.value_sizes: dict[Value, Dim] = {}
+        self.sums: dict[tuple[Dim, ...], Dim] = {}
 
     def size(self, value: Value) -> Dim:
+        got = self.value_sizes.get(value, False)
+        if got is not False:
+            return got  # type: ignore[return-value]
         ty = self.refiner.type_of(value)
         size = self.sizes.get(ty, False)
         if size is False:
             size = self.sizes[ty] = value_bytes(ty)
+        self.value_sizes[value] = size  # type: ignore[assignment]
         return size  # type: ignore[return-value]
 
     def _bytes(self, values: list[Value | None]) -> Dim:
-        types = tuple(self.refiner.type_of(v) for v in values if v is not None)
-        got = self.sums.get(types, False)
+        sizes = tuple(self.size(v) for v in values if v is not None)
+        got = self.sums.get(sizes, False)
         if got is not False:
             return got  # type: ignore[return-value]
         total: Dim = 0
-        for ty in types:
-            size = self.sizes.get(ty, False)
-            if size is False:
-                size = self.sizes[ty] = value_bytes(ty)
-            total = d.add(total, size)  # type: ignore[arg-type]
-        self.sums[types] = total
+        for size in sizes:
+            total = d.add(total, size)
+        self.sums[sizes] = total
         return total
 
     def _rule_work(self, node: Node, rule: registry.Rule) -> Work:
+        if rule is free:
+            return FREE
         r = self.refiner
         ctx = r.contexts.get(node)
         attrs = ctx.attrs if ctx is not None else attribute_values(node.attributes)
         try:
             key: tuple[Any, ...] | None = (
                 node.domain, node.op_type, tuple(sorted((k, _frozen(v)) for k, v in attrs.items())),
-                tuple(r.type_of(v) if v is not None else False for v in node.inputs),
-                tuple(r.type_of(v) if v is not None else False for v in node.outputs),
+                tuple(_shape(r, v) for v in node.inputs), tuple(_shape(r, v) for v in node.outputs),
                 tuple(_elements(r, v) for v in node.inputs),
             )  # fmt: skip
         except (_Unkeyed, TypeError):
