@@ -235,8 +235,8 @@ class _Walk:
             work = rule(call_of(node, r))
         except (TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as e:
             work = Work(None, None, f"cost rule failed: {type(e).__name__}")  # a malformed node
-        if work.flops is None and not work.note:
-            work.note = "a size it needs is not known"
+        if work.flops is None and (not work.note or work.macs is None):
+            work = Work(None, None, "a size it needs is not known")
         if key is not None:
             self.works[key] = work
         return work
