@@ -681,11 +681,44 @@ _FUNCS: dict[str, Any] = {"check": _check, "rules": _rules, "rule": _rule, "shap
                           "graph": _graph, "serve": _serve, "convert": _convert, "cost": _cost}  # fmt: skip
 
 
+_COST_CHOICES = {"--by": ("scope", "op", "node"), "--format": ("text", "json", "csv")}
+
+
+def _plain_cost(args: list[str]) -> Any:
+    """`cost FILE` with --by, --format, --dim and --input-shape, parsed as argparse parses it, without argparse (its
+    import is a tenth of `cost` on a small model); None for anything else, which argparse parses and explains."""
+    if not args or args[0] != "cost":
+        return None
+    out: dict[str, Any] = {"command": "cost", "func": _cost, "by": "scope", "format": "text", "depth": 2,
+                           "dim": None, "input_shape": None}  # fmt: skip
+    files: list[str] = []
+    i = 1
+    while i < len(args):
+        arg = args[i]
+        value = args[i + 1] if i + 1 < len(args) else None
+        if arg in _COST_CHOICES and value in _COST_CHOICES[arg]:
+            out[arg[2:]] = value
+        elif arg in ("--dim", "--input-shape") and value is not None and not value.startswith("-"):
+            key = arg[2:].replace("-", "_")
+            out[key] = [*(out[key] or []), value]
+        elif arg.startswith("-") or files:
+            return None
+        else:
+            files.append(arg)
+            i += 1
+            continue
+        i += 2
+    if len(files) != 1:
+        return None
+    out["file"] = files[0]
+    return SimpleNamespace(**out)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The parsed command line: the usual `check` command line here, anything else by argparse
+    """The parsed command line: the usual `check` and `cost` command lines here, anything else by argparse
     (`graphlsp.cli_parser`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    fast = _plain_check(args)
+    fast = _plain_check(args) or _plain_cost(args)
     if fast is not None:
         return fast  # type: ignore[no-any-return]
     from graphlsp.cli_parser import parse

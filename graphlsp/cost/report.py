@@ -8,9 +8,6 @@ dim taken as SORT_SIZE for the ordering alone (said in the output).
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -154,10 +151,15 @@ def _elem(e: int) -> str:
 
 
 def format_json(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) -> str:
+    import json
+
     return json.dumps(to_data(cost, by, env, depth), indent=2) + "\n"
 
 
 def format_csv(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) -> str:
+    import csv
+    import io
+
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow([by, "nodes", "flops", "flops_value", "macs", "macs_value", "bytes_read", "bytes_written",

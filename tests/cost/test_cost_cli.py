@@ -75,3 +75,26 @@ def test_a_dim_the_model_lacks_is_refused_with_a_suggestion(model: Path, capsys:
     assert code == 2 and "no graph input named 'xx'" in err
     with pytest.raises(SystemExit):
         main(["cost", str(model), "--by", "layer"])
+
+
+_COST_LINES = [
+    ["a.onnx"], ["a.onnx", "--by", "op"], ["--format", "json", "a"], ["a", "--dim", "batch=2", "--dim", "seq=3"],
+    ["--input-shape", "x=1x2", "a"], ["a", "b"], [], ["--by", "layer", "a"], ["a", "--depth", "3"], ["a", "--dim"],
+    ["--format=csv", "a"], ["a", "--dim", "-1"], ["-", "--by", "node"], ["a", "--by", "node", "--format", "csv"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", _COST_LINES, ids=lambda line: " ".join(line) or "(none)")
+def test_the_cost_line_read_without_argparse_is_argparse_s(line: list[str]) -> None:
+    from graphlsp import cli
+    from graphlsp.cli_parser import build_parser
+
+    fast = cli._plain_cost(["cost", *line])
+    try:
+        full = vars(build_parser(cli._FUNCS).parse_args(["cost", *line]))
+    except SystemExit:
+        full = None
+    if fast is None:
+        return  # argparse parses it, and explains a mistake
+    assert full is not None and vars(fast) == full
+    assert cli._plain_cost(["cost", "a.onnx", "--dim", "b=1"]) is not None
