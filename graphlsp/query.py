@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from graphlsp.analysis import Analysis
+from graphlsp.cost import report as cost_report
 from graphlsp.graph.core import Graph, Node, Value
 from graphlsp.infer.contracts import input_requirements
 from graphlsp.infer.types import ELEM_BY_NAME, type_str
@@ -255,9 +256,11 @@ def hover(a: Analysis, offset: int) -> tuple[str, Span] | None:
     if hit is None:
         return None
     if hit.kind == "value" and hit.value is not None:
-        return _value_hover(a, hit.value), hit.span
+        size = cost_report.value_markdown(a, hit.value)  # its bytes; a graph output's cost (graphlsp/cost)
+        return _value_hover(a, hit.value) + (f"\n\n{size}" if size else ""), hit.span
     if hit.kind == "op" and hit.node is not None:
-        return op_hover(hit.node), hit.span
+        cost = cost_report.node_markdown(a, hit.node)
+        return op_hover(hit.node) + (f"\n\n{cost}" if cost else ""), hit.span
     if hit.kind == "attribute" and hit.node is not None and hit.attribute is not None:
         return _attr_hover(hit.node, hit.attribute), hit.span
     if hit.kind == "dim":
@@ -368,8 +371,17 @@ def inlay_hints(a: Analysis, start: int = 0, end: int | None = None) -> list[Inl
                 if known is not None and known.size <= SHORT_CONSTANT:
                     label += f" = {short_value(known)}"
                 out.append(InlayHint(span[1], label))
+    header = _graph_name_end(a)
+    if header is not None and start <= header <= end:  # the model's totals after the graph's name (graphlsp/cost)
+        out.append(InlayHint(header, cost_report.header_label(a)))
     out.sort(key=lambda h: h.offset)
     return out
+
+
+def _graph_name_end(a: Analysis) -> int | None:
+    g = a.model.graph
+    tg = text_graph(g) if g is not None else None
+    return None if tg is None else tg.piece.origin + tg.sig.name.end
 
 
 def folding_ranges(a: Analysis) -> list[tuple[int, int]]:

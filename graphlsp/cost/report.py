@@ -258,3 +258,67 @@ def node_lines(n: NodeCost, env: Mapping[str, int] | None = None) -> list[str]:
 
 
 __all__ = ["BY", "format_csv", "format_json", "format_text", "node_lines", "summary_lines", "to_json"]
+
+
+# ---- the editor's lines (graphlsp/query.py: hovers and the graph header's inlay hint)
+def analysis_cost(a: Any) -> ModelCost:
+    """The cost of an analysed document, kept in its cache until the next edit."""
+    from graphlsp.cost.model import model_cost
+
+    got = a.cache.get("cost")
+    if not isinstance(got, ModelCost):
+        got = a.cache["cost"] = model_cost(a.model, a.refiner)
+    return got
+
+
+def node_index(cost: ModelCost) -> dict[Node, NodeCost]:
+    out: dict[Node, NodeCost] = {}
+    stack = list(cost.nodes)
+    while stack:
+        n = stack.pop()
+        out.setdefault(n.node, n)
+        stack.extend(n.body)
+    return out
+
+
+def node_markdown(a: Any, node: Node) -> str:
+    """The cost section of a node's hover: FLOPs (MACs), how they were counted, bytes read and written."""
+    cost = analysis_cost(a)
+    index = a.cache.get("cost_index")
+    if not isinstance(index, dict):
+        index = a.cache["cost_index"] = node_index(cost)
+    n = index.get(node)
+    if n is None:
+        return ""
+    lines = [f"FLOPs `{show(n.flops)}`" + (f", MACs `{show(n.macs)}`" if n.macs not in (0, None) else "")]
+    if n.note:
+        lines.append(f"counted: {n.note}")
+    lines.append(f"reads `{show(n.read)}` bytes, writes `{show(n.written)}`")
+    return "**cost**: " + "; ".join(lines)
+
+
+def value_markdown(a: Any, value: Any) -> str:
+    """A value's size in bytes; for a graph output, what computing it costs (its producer's FLOPs)."""
+    from graphlsp.cost.formula import value_bytes
+
+    size = value_bytes(a.refiner.type_of(value))
+    out = f"size: `{show(size)}` bytes" if size is not None else ""
+    if value.graph_outputs and value.producer is not None:
+        node = node_markdown(a, value.producer)
+        if node:
+            out += f"\n\ngraph output of `{value.producer.op_type}`, whose {node}"
+    return out
+
+
+HEADER_WIDTH = 60  # characters of a formula the header's hint shows; the rest is in `graphlsp cost`
+
+
+def header_label(a: Any) -> str:
+    """The model's totals as the graph header's inlay hint: ` FLOPs 65792*batch*seq · 32.9k params`."""
+    cost = analysis_cost(a)
+    flops = _formula(cost.flops)
+    if len(flops) > HEADER_WIDTH:
+        flops = flops[: HEADER_WIDTH - 1] + "…"
+    peak = cost.peak.candidates
+    memory = f" · peak {peak[0][0]} B" if len(peak) == 1 and len(str(peak[0][0])) <= HEADER_WIDTH // 2 else ""
+    return f" FLOPs {flops} · {human(cost.params.count)} params ({human(cost.params.bytes, 'B')}){memory}"

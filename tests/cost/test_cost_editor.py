@@ -1,0 +1,46 @@
+"""The cost in the editor's answers (graphlsp/query.py over text): the hover on a node's op, on a graph output, and
+the inlay hint after the graph's name; all follow an edit."""
+
+from __future__ import annotations
+
+from graphlsp import query
+from graphlsp.analysis import Analysis
+
+TEXT = """<ir_version: 10, opset_import: ["" : 21]>
+g (float[batch, seq, 64] x) => (float[batch, seq, 32] y) <float[64, 32] w = {...}> {
+    h = MatMul (x, w)
+    y = Relu (h)
+}
+"""
+TEXT = TEXT.replace("{...}", "{" + ", ".join(["0.5"] * 64 * 32) + "}")
+
+
+def test_hover_on_an_op_gives_its_cost() -> None:
+    a = Analysis(TEXT)
+    found = query.hover(a, TEXT.index("MatMul"))
+    assert found is not None
+    assert "**cost**: FLOPs `4096*batch*seq`, MACs `2048*batch*seq`" in found[0]  # 2 * 64 * 32 per row
+    assert "reads `256*batch*seq + 8192` bytes, writes `128*batch*seq`" in found[0]
+
+
+def test_hover_on_a_graph_output_gives_its_size_and_cost() -> None:
+    a = Analysis(TEXT)
+    found = query.hover(a, TEXT.index("y = Relu"))
+    assert found is not None
+    assert "size: `128*batch*seq` bytes" in found[0] and "graph output of `Relu`" in found[0]
+    assert "FLOPs `32*batch*seq`" in found[0]
+
+
+def test_header_hint_has_the_totals_and_follows_edits() -> None:
+    a = Analysis(TEXT)
+    header = [h for h in query.inlay_hints(a) if h.label.startswith(" FLOPs ")]
+    assert [h.label for h in header] == [" FLOPs 4128*batch*seq · 2.05 k params (8.00 KiB) · peak 384*batch*seq B"]
+    assert header[0].offset == TEXT.index(" (float[batch")
+    at = TEXT.index("Relu")
+    a.apply_edit(at, at + 4, "Sigmoid")
+    header = [h for h in query.inlay_hints(a) if h.label.startswith(" FLOPs ")]
+    assert header[0].label.startswith(" FLOPs 4128*batch*seq")  # Sigmoid costs as Relu: 1 per element
+    a.apply_edit(0, len(a.doc.text), a.doc.text.replace("float[batch, seq, 64] x", "float[batch, 64] x").replace(
+        "float[batch, seq, 32] y", "float[batch, 32] y"))
+    header = [h for h in query.inlay_hints(a) if h.label.startswith(" FLOPs ")]
+    assert header[0].label.startswith(" FLOPs 4128*batch ")
