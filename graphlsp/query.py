@@ -256,11 +256,9 @@ def hover(a: Analysis, offset: int) -> tuple[str, Span] | None:
     if hit is None:
         return None
     if hit.kind == "value" and hit.value is not None:
-        size = cost_report.value_markdown(a, hit.value)  # its bytes; a graph output's cost (graphlsp/cost)
-        return _value_hover(a, hit.value) + (f"\n\n{size}" if size else ""), hit.span
+        return _value_hover(a, hit.value), hit.span
     if hit.kind == "op" and hit.node is not None:
-        cost = cost_report.node_markdown(a, hit.node)
-        return op_hover(hit.node) + (f"\n\n{cost}" if cost else ""), hit.span
+        return op_hover(hit.node), hit.span
     if hit.kind == "attribute" and hit.node is not None and hit.attribute is not None:
         return _attr_hover(hit.node, hit.attribute), hit.span
     if hit.kind == "dim":
@@ -376,6 +374,19 @@ def inlay_hints(a: Analysis, start: int = 0, end: int | None = None) -> list[Inl
         out.append(InlayHint(header, cost_report.header_label(a)))
     out.sort(key=lambda h: h.offset)
     return out
+
+
+def cost_lines(a: Analysis, offset: int) -> str:
+    """What the hover adds of the cost (graphlsp/cost): on a node's op its FLOPs and bytes, on a value its size
+    and, on a graph output, what computing it costs. Apart from `hover`: the graph page shows that per op."""
+    hit = hit_at(a, offset)
+    if hit is None:
+        return ""
+    if hit.kind == "op" and hit.node is not None:
+        return cost_report.node_markdown(a, hit.node)
+    if hit.kind == "value" and hit.value is not None:
+        return cost_report.value_markdown(a, hit.value)
+    return ""
 
 
 def _graph_name_end(a: Analysis) -> int | None:

@@ -24,7 +24,9 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
     found = query.hover(a, offset)
     if found is None:
         return None
-    return convert.hover(state.lines, found[0] + _kernel_lines(ls, state.uri, a, offset), found[1], enc)
+    cost = query.cost_lines(a, offset)
+    text = found[0] + (f"\n\n{cost}" if cost else "") + _kernel_lines(ls, state.uri, a, offset)
+    return convert.hover(state.lines, text, found[1], enc)
 
 
 def _kernel_lines(ls: GraphLspServer, uri: str, a: Analysis, offset: int) -> str:

@@ -17,18 +17,16 @@ TEXT = TEXT.replace("{...}", "{" + ", ".join(["0.5"] * 64 * 32) + "}")
 
 def test_hover_on_an_op_gives_its_cost() -> None:
     a = Analysis(TEXT)
-    found = query.hover(a, TEXT.index("MatMul"))
-    assert found is not None
-    assert "**cost**: FLOPs `4096*batch*seq`, MACs `2048*batch*seq`" in found[0]  # 2 * 64 * 32 per row
-    assert "reads `256*batch*seq + 8192` bytes, writes `128*batch*seq`" in found[0]
+    found = query.cost_lines(a, TEXT.index("MatMul"))
+    assert "**cost**: FLOPs `4096*batch*seq`, MACs `2048*batch*seq`" in found  # 2 * 64 * 32 per row
+    assert "reads `256*batch*seq + 8192` bytes, writes `128*batch*seq`" in found
 
 
 def test_hover_on_a_graph_output_gives_its_size_and_cost() -> None:
     a = Analysis(TEXT)
-    found = query.hover(a, TEXT.index("y = Relu"))
-    assert found is not None
-    assert "size: `128*batch*seq` bytes" in found[0] and "graph output of `Relu`" in found[0]
-    assert "FLOPs `32*batch*seq`" in found[0]
+    found = query.cost_lines(a, TEXT.index("y = Relu"))
+    assert "size: `128*batch*seq` bytes" in found and "graph output of `Relu`" in found
+    assert "FLOPs `32*batch*seq`" in found
 
 
 def test_header_hint_has_the_totals_and_follows_edits() -> None:
