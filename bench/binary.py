@@ -1,6 +1,7 @@
 """`python -m bench binary`: `graphlsp check model.onnx` as a whole process, beside onnx's own load + check_model
-+ infer_shapes as a whole process, on every real binary model here and on the LLM-sized models that
-`../shared/tools/make_big_model.py` writes (12.6 GiB of sparse external weights, and 0.6 GB inline).
++ infer_shapes as a whole process, on every real binary model here (corpus/models, corpus/ultralytics,
+../shared/realworld) and on the LLM-sized models that `../shared/tools/make_big_model.py` writes (12.6 GiB of
+sparse external weights, and 0.6 GB inline).
 
 Each figure is the best of five runs (three for the LLM-sized models: wall time, and the peak resident memory of
 that process), the two tools' runs interleaved (graphlsp, onnx, graphlsp, ...) so that a busy machine weighs on
@@ -69,7 +70,7 @@ def onnx_cmd(path: Path) -> list[str]:
 
 def models() -> list[Path]:
     found = sorted((SHARED / "realworld").glob("*.onnx")) + sorted((ROOT / "corpus" / "models").glob("*.onnx"))
-    return found
+    return found + sorted((ROOT / "corpus" / "ultralytics").glob("*.onnx"))  # tools/make_ultralytics.py
 
 
 def big_models(folder: Path) -> list[Path]:

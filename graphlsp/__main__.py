@@ -2,6 +2,7 @@
 
 import sys
 
-from graphlsp.cli import main
+from graphlsp.cli import drop_working_directory, main
 
+drop_working_directory()
 sys.exit(main())

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from graphlsp.graph.core import Model, Node
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.contracts import condition_findings
+from graphlsp.infer.declared import grouped_annotations
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.infer.sizes import InputSizes
 from graphlsp.lazymodule import lazy_module
@@ -150,7 +151,7 @@ class ModelAnalysis:
         out = [*self._load_findings, *self.refiner.findings(), *condition_findings(self.refiner),
                *self.fold_plan().findings()]
         out.sort(key=lambda f: (_node_key(f.node), f.code))
-        return out
+        return grouped_annotations(out, self.model)  # a binary's wrong value_info: one finding, with its fix
 
     def fold_plan(self) -> FoldPlan:
         if self._fold is None:
@@ -187,6 +188,7 @@ class Analysis:
         self._structural_pieces: set[Piece | None] = set()
         self.cache: dict[str, object] = {}  # indexes built by the layers above; emptied by every edit
         self._node_by_piece: dict[Piece, Node] = {}
+        self._quiet_clean: set[Node] = set()
         self._fold: FoldPlan | None = None  # kept across edits that keep the graph; see fold_plan
         self._fold_dirty: list[Node] = []
         self._rebuild()
@@ -202,6 +204,9 @@ class Analysis:
             p for a in self._structural for _, p, _, _ in a.related
         }
         self._node_by_piece = {}
+        # nodes whose statement broke (a syntax error it still parses around, same node) while the node had no
+        # structural finding: mended with the same structure, it has none again (no other statement changed shape)
+        self._quiet_clean = set()
         if self.model.graph is not None:
             for node in self.model.graph.nodes:
                 self._node_by_piece[node.origin.anchor] = node
@@ -242,10 +247,17 @@ class Analysis:
         pairs = []
         for o, n in zip(old, new, strict=True):
             node = self._node_by_piece.get(o)
-            if node is None or n.failed or not isinstance(n.value, t.Node) or not _same_structure(o.value, n.value):
+            if node is None or not isinstance(n.value, t.Node) or not _same_structure(o.value, n.value):
                 return None
+            if o.failed and not n.failed and node not in self._quiet_clean:
+                return None  # mended: the statement's structural findings, quiet while it was broken, are not known
             pairs.append((node, n))
         for node, piece in pairs:
+            old_piece = node.origin.anchor
+            if piece.failed and not old_piece.failed:
+                self._quiet_clean.add(node)  # it had no structural finding (none pointed into its statement)
+            elif old_piece.failed and not piece.failed:
+                self._quiet_clean.discard(node)
             syntax: t.Node = piece.value
             del self._node_by_piece[node.origin.anchor]
             node.origin = TextNode(piece, syntax)

@@ -1,4 +1,4 @@
-"""The `graphlsp` command: check, rules, rule, shapes, cost, fold, graph, convert, serve."""
+"""The `graphlsp` command: check, rules, rule, shapes, cost, fold, graph, convert, diff, serve."""
 
 from __future__ import annotations
 
@@ -40,7 +40,8 @@ def _check(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     name = args.stdin_filename or "-"
     try:
-        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]))
+        settings = load_settings(args.config or ((args.stdin_filename or ".") if stdin else paths[0]),
+                                 user=args.config is not None)  # `--config`: the user's own file
     except ConfigError as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -54,9 +55,14 @@ def _check(args: argparse.Namespace) -> int:
             ignore = [c for c in args.ignore.split(",") if c]
             check_rules(ignore, "--ignore")
             settings.ignore += ignore
-        settings.sizes = settings.sizes.merged(_sizes(args))
+        given = _sizes(args)
+        settings.sizes = settings.sizes.merged(given)
         if args.target:
-            settings.targets = validate_targets([t for x in args.target for t in x.split(",") if t], "--target")
+            named = [t for x in args.target for t in x.split(",") if t.strip()]
+            if not named:
+                raise ConfigError("--target: no target given; name one (onnxruntime:cpu), or turn the kernel check "
+                                  "off with --ignore GL7")  # fmt: skip
+            settings.targets = validate_targets(named, "--target", key="")
     except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -79,9 +85,17 @@ def _check(args: argparse.Namespace) -> int:
         for m in missing:
             print(f"graphlsp: error: {m}: {_unreadable(m)}", file=sys.stderr)
             status = EXIT_USAGE
+        if not files and not missing:  # as ruff says it: a check of nothing is no pass
+            print(f"graphlsp: warning: no model file found in {', '.join(paths)} (*.onnx, *.onnxtxt, *.onnxtext, "
+                  "*.onnxop)", file=sys.stderr)  # fmt: skip
         tty = sys.stderr.isatty()
         results = check_files(files, settings, fix=fix, jobs=args.jobs, cache=not args.no_cache,
                               progress=tty and len(files) > 20, unsafe=args.unsafe_fixes)  # fmt: skip
+    refused = _refused_sizes(results, given, settings)
+    for message in refused:  # sizes the models contradict: nothing is reported (nor fixed) at sizes they refuse
+        print(f"graphlsp: error: {message}", file=sys.stderr)
+    if refused:
+        return EXIT_USAGE
     echo = stdin and args.fix and not args.diff
     report = sys.stderr if echo else sys.stdout
     diagnostics = []
@@ -142,8 +156,8 @@ def _check(args: argparse.Namespace) -> int:
             checked = f"; found {len(diagnostics)} problem{'s' if len(diagnostics) != 1 else ''} in the others"
             print(f"{failed} of {len(files)} file{'s' if len(files) != 1 else ''} could not be checked{checked}.",
                   file=report)  # fmt: skip
-        elif missing and not files:
-            pass  # nothing was checked: the error above is the whole story
+        elif not files:
+            pass  # nothing was checked: the error or warning above is the whole story
         elif missing:
             print(summary(diagnostics, len(files)).replace("All checks passed", "No problems found")
                   + f" {len(missing)} path{'s' if len(missing) != 1 else ''} not found.", file=report)  # fmt: skip
@@ -160,6 +174,33 @@ def _check(args: argparse.Namespace) -> int:
         return status
     failing = {"error", "warning"} if args.strict else {"error"}
     return EXIT_ERRORS if any(d.severity in failing for d in diagnostics) else EXIT_CLEAN
+
+
+def _size_option(kind: str, name: str, given: InputSizes, source: str) -> str:
+    """The option or setting that gave a size: `--dim batch=8`, or the config file's `dims` entry."""
+    if kind == "dim":
+        dims = given.dim_map()
+        return f"--dim {name}={dims[name]}" if name in dims else f"{source}: dims: {name}"
+    shapes = given.shape_map()
+    if name in shapes:
+        return f"--input-shape {name}={'x'.join(map(str, shapes[name]))}"
+    return f"{source}: input-shapes: {name}"
+
+
+def _refused_sizes(results: list[Any], given: InputSizes, settings: Settings) -> list[str]:
+    """Usage errors for the sizes the checked models contradict: a name is unknown when no model has it (a folder's
+    models differ), a size that contradicts a model's input is an error on that model."""
+    models = [r for r in results if not r.error and not r.path.lower().endswith(".onnxop")]
+    out: list[str] = []
+    unknown: dict[tuple[str, str], str] = {}
+    for k, r in enumerate(models):
+        mine = {(p.kind, p.name): p.message for p in r.size_problems if p.unknown}
+        unknown = mine if k == 0 else {key: m for key, m in unknown.items() if key in mine}
+        for p in r.size_problems:
+            if not p.unknown:
+                where = f"{r.path}: " if len(models) > 1 else ""
+                out.append(f"{where}{_size_option(p.kind, p.name, given, settings.source)}: {p.message}")
+    return [f"{_size_option(kind, name, given, settings.source)}: {m}" for (kind, name), m in unknown.items()] + out
 
 
 def _without_hints(
@@ -183,31 +224,16 @@ def _without_hints(
 
 
 def _replace(path: str, data: bytes) -> bool:
-    """Write a file atomically: a temporary file in the same folder, then renamed over it (an interrupted
-    `--fix` leaves the old file or the new one, never half of one). The file keeps its permission bits.
-    False (and the error said) when it cannot be written."""
-    import contextlib
-    import stat
-    import tempfile
+    """Write a fixed model atomically (files.write_file: a temporary file in the same folder, then renamed over
+    it; an interrupted `--fix` leaves the old file or the new one, never half of one). The file keeps its
+    permission bits. False (and the error said) when it cannot be written."""
+    from graphlsp.files import write_file
 
-    folder = os.path.dirname(os.path.abspath(path))
-    tmp = ""
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as e:
-        if tmp:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        if not isinstance(e, OSError):
-            raise
-        print(f"graphlsp: error: {path}: cannot write the fixed model: {e.strerror or e}", file=sys.stderr)
+        write_file(path, data, keep_mode=True, sync=True)
+    except (OSError, ValueError) as e:
+        print(f"graphlsp: error: {path}: cannot write the fixed model: {getattr(e, 'strerror', None) or e}",
+              file=sys.stderr)  # fmt: skip
         return False
     return True
 
@@ -243,9 +269,10 @@ def _output_problem(output: str, inputs: str) -> str | None:
 
 def _write_output(output: str, data: bytes) -> str | None:
     """Write a command's output file; why it could not be written, or None."""
+    from graphlsp.files import write_file
+
     try:
-        with open(output, "wb") as f:
-            f.write(data)
+        write_file(output, data)  # a link planted at the output's name is replaced, never written through
     except (OSError, ValueError) as e:
         return f"cannot be written: {getattr(e, 'strerror', None) or e}"
     return None
@@ -266,7 +293,12 @@ def _rule(args: argparse.Namespace) -> int:
     wanted = args.code
     found = RULES.get(wanted.upper()) or next((r for r in RULES.values() if r.name == wanted), None)
     if found is None:
-        print(f"graphlsp: error: no rule {wanted!r}; `graphlsp rules` lists them", file=sys.stderr)
+        from graphlsp.lint.config import ConfigError, check_rules
+
+        try:  # its message offers the nearest codes and names
+            check_rules([wanted], "rule", prefixes=False)
+        except ConfigError as e:
+            print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     doc = DOCS.get(found.code)
     print(f"# {found.code} {found.name} ({found.severity})\n\n{found.summary}")
@@ -292,11 +324,16 @@ def _convert(args: argparse.Namespace) -> int:
     path nor protobuf to a text path."""
     from pathlib import Path
 
-    from graphlsp.source import TEXT_SUFFIXES
+    from graphlsp.source import TEXT_SUFFIXES, is_binary
 
     src, dst = args.input, args.output
-    from_binary = Path(src).suffix == ".onnx"
-    to_binary = dst != "-" and Path(dst).suffix == ".onnx"
+    weights = getattr(args, "weights", None)
+    textconv = getattr(args, "textconv", False)
+    if textconv and dst != "-":
+        print("graphlsp: error: --textconv writes to standard output: give no output file", file=sys.stderr)
+        return EXIT_USAGE
+    from_binary = is_binary(src)
+    to_binary = dst != "-" and is_binary(dst)
     if dst != "-" and not to_binary and Path(dst).suffix not in TEXT_SUFFIXES:
         print(f"graphlsp: error: {dst}: output must end in .onnx, .onnxtxt or .onnxtext (or be -)", file=sys.stderr)
         return EXIT_USAGE
@@ -320,8 +357,15 @@ def _convert(args: argparse.Namespace) -> int:
         except Exception as e:  # protobuf's DecodeError and friends
             print(f"{src}:1:1: {_finding('GL106', f'cannot load binary ONNX model: {e}')}", file=sys.stderr)
             return EXIT_ERRORS
+        if weights == "external":
+            return _convert_external(model, src, dst)
         try:
-            text = print_model(model)
+            if weights == "inline":
+                text = print_model(model)
+            elif textconv:  # stable: no temporary path of git's in it, a digest of every weight left out
+                text = print_model(model, data="digest")
+            else:
+                text = print_model(model, data="summary", source=src)
         except PrintError as e:
             print(f"graphlsp: error: {src}: {e}", file=sys.stderr)
             return EXIT_ERRORS
@@ -342,6 +386,9 @@ def _convert(args: argparse.Namespace) -> int:
         if source.error:
             print(f"{src}:1:1: {_finding(*source.error[:2])}", file=sys.stderr)
             return EXIT_ERRORS
+        if textconv:  # a text model is its own text
+            sys.stdout.write(source.text)
+            return EXIT_CLEAN
         doc = SyntaxDocument(source.text)
         if doc.problems:
             sys.stderr.write(format_text(d for d in collect(doc, src) if d.code.startswith("GL1")))
@@ -372,6 +419,95 @@ def _convert(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+def _convert_external(model: Any, src: str, dst: str) -> int:
+    """`convert --weights external`: the text, and its large tensors in `OUT.data` beside it."""
+    from graphlsp.syntax.printer import PrintError, print_with_external_data
+
+    if dst == "-":
+        print("graphlsp: error: --weights external writes a data file beside the text: name the text file",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    location = os.path.basename(dst) + ".data"
+    try:
+        text, data = print_with_external_data(model, location)
+    except PrintError as e:
+        print(f"graphlsp: error: {src}: {e}", file=sys.stderr)
+        return EXIT_ERRORS
+    data_path = os.path.join(os.path.dirname(dst), location)
+    problem = _output_problem(data_path, src) or _write_output(data_path, data)
+    problem = problem or _write_output(dst, text.encode("utf-8"))
+    if problem is not None:
+        print(f"graphlsp: error: {dst}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_CLEAN
+
+
+def _diff(args: argparse.Namespace) -> int:
+    """Two models compared (graphlsp/diff); with git's seven (or nine) arguments, a git diff driver."""
+    import json
+
+    from graphlsp.diff.load import LoadError
+    from graphlsp.lint.config import ConfigError, load_settings, validate_targets
+
+    paths = args.paths
+    git = len(paths) in (7, 9)  # path old-file old-hex old-mode new-file new-hex new-mode [new-path rename-info]
+    if git:
+        old, new = paths[1], paths[4]
+        names = (f"a/{paths[0]}", f"b/{paths[7] if len(paths) == 9 else paths[0]}")
+    elif len(paths) == 2:
+        old, new = paths
+        names = (old, new)
+    else:
+        print(f"graphlsp: error: diff takes two models (OLD NEW) or git's seven arguments, not {len(paths)}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    try:
+        settings = load_settings(new if new != "/dev/null" else old)
+        if args.target:
+            settings.targets = validate_targets([t for x in args.target for t in x.split(",") if t], "--target")
+    except ConfigError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    binary = None
+    if git:  # git's temporary copies keep the file's name at their end; the path says what the file is
+        binary = paths[0].lower().endswith(".onnx")
+    try:
+        from graphlsp.diff.compare import compare
+        from graphlsp.diff.load import load
+
+        sides = load(old, settings, names[0], binary), load(new, settings, names[1], binary)
+        report = compare(*sides, settings)
+    except LoadError as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.format == "json":
+        text = json.dumps(report.data, indent=1, ensure_ascii=False, default=str) + "\n"
+    elif args.format == "html":
+        from graphlsp.diff.page import diff_page
+
+        text = diff_page(report, *sides)
+    else:
+        from graphlsp.diff.text import format_text
+
+        text = format_text(report.data)
+    out = args.output
+    if out is None and args.format == "html":
+        from pathlib import Path
+
+        out = f"{Path(names[0]).stem}-{Path(names[1]).stem}.diff.html"
+    if out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        problem = _output_problem(out, old) or _write_output(out, text.encode("utf-8"))
+        if problem is not None:
+            print(f"graphlsp: error: {out}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"wrote {out}", file=sys.stderr)
+    if git:  # git stops at an external diff that exits non-zero
+        return EXIT_CLEAN
+    return EXIT_CLEAN if report.equal else EXIT_ERRORS
+
+
 def _shapes(args: argparse.Namespace) -> int:
     import json
 
@@ -384,11 +520,14 @@ def _shapes(args: argparse.Namespace) -> int:
 
     try:
         settings = load_settings(args.file)  # the project's op libraries: their ops' shapes
-        sizes = settings.sizes.merged(_sizes(args))
+        given = _sizes(args)
+        sizes = settings.sizes.merged(given)
     except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if args.file.endswith(".onnx"):
+    from graphlsp.source import is_binary
+
+    if is_binary(args.file):
         from graphlsp.binary.read import read_model
 
         try:
@@ -399,6 +538,8 @@ def _shapes(args: argparse.Namespace) -> int:
         except Exception as e:  # protobuf's DecodeError and friends
             print(f"graphlsp: error: {args.file}: cannot load binary ONNX model: {e}", file=sys.stderr)
             return EXIT_ERRORS
+        if _shapes_refused(model, sizes, given, settings):
+            return EXIT_USAGE
         binary = ModelAnalysis(model, [], sizes=sizes)
         shapes = value_shapes(model, binary.refiner)
         requirements = input_requirements(binary.refiner)
@@ -410,28 +551,44 @@ def _shapes(args: argparse.Namespace) -> int:
             print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
             return EXIT_USAGE
         a = Analysis(source.text, sizes=sizes)
+        if _shapes_refused(a.model, sizes, given, settings):
+            return EXIT_USAGE
         shapes = value_shapes(a.model, a.refiner, a.doc.lines.position)
         requirements = input_requirements(a.refiner)
         failed = any(p.code.startswith("GL1") for p in a.doc.problems)
     contracts = [{"input": r.input, "dim": r.dim, "symbol": r.symbol, "requires": r.requirement,
-                  "node": r.node.name, "op": r.node.qualified_op} for r in requirements]  # fmt: skip
+                  "node": r.node.name, "op": r.node.qualified_op,
+                  "also": [{"node": n.name, "op": n.qualified_op} for n in r.also]} for r in requirements]  # fmt: skip
     if args.format == "json":
         print(json.dumps({"values": [v.to_json() for v in shapes], "contracts": contracts}, indent=2))
     else:
         width = max((len(v.name) for v in shapes), default=0)
         for v in shapes:
-            where = f"{v.line}:{v.col}" if v.line is not None else (v.node or "input")
+            where = f"{v.line}:{v.col}" if v.line is not None else (v.node or _unproduced(v.kind))
             if v.line is None and "/" in v.graph:  # a subgraph's value: its graph tells two Constant_0 apart
                 where = f"{v.graph}/{where}"
             print(f"{where}\t{v.name.ljust(width)}  {type_str(v.type)}")
         if contracts:
             print("\nsizes the graph takes:")
         for c in contracts:
-            at = f" '{c['node']}'" if c["node"] else ""
-            print(f"  {c['input']} dim {c['dim']} ({c['symbol']}): {c['requires']} ({c['op']}{at})")
+            nodes = [f"{n['op']} '{n['node']}'" if n["node"] else n["op"] for n in [c, *c["also"]]]  # type: ignore[misc]
+            print(f"  {c['input']} dim {c['dim']} ({c['symbol']}): {c['requires']} ({', '.join(nodes)})")
     return EXIT_ERRORS if failed else EXIT_CLEAN
 
 
+def _unproduced(kind: str) -> str:
+    """What `shapes` calls a value no node produces: a graph input, or an initializer (a weight)."""
+    return "initializer" if kind == "initializer" else "input"
+
+
+def _shapes_refused(model: Any, sizes: InputSizes, given: InputSizes, settings: Settings) -> bool:
+    """Say which given sizes the model contradicts (usage errors); True when there are any."""
+    from graphlsp.infer.sizes import size_problems
+
+    problems = size_problems(model, sizes)
+    for p in problems:
+        print(f"graphlsp: error: {_size_option(p.kind, p.name, given, settings.source)}: {p.message}", file=sys.stderr)
+    return bool(problems)
 def _cost(args: argparse.Namespace) -> int:
     """FLOPs, bytes, parameters and peak memory as formulas in the input dims (graphlsp/cost)."""
     from graphlsp.analysis import Analysis, ModelAnalysis
@@ -501,11 +658,11 @@ def _fold(args: argparse.Namespace) -> int:
     from graphlsp.lint.diagnostics import collect
     from graphlsp.lint.fold import fold_text
     from graphlsp.lint.output import format_text
-    from graphlsp.source import read_source
+    from graphlsp.source import is_binary, read_source
     from graphlsp.syntax.document import SyntaxDocument
 
-    binary_in = args.file.endswith(".onnx")
-    if args.output not in (None, "-") and args.output.endswith(".onnx") != binary_in:
+    binary_in = is_binary(args.file)
+    if args.output not in (None, "-") and is_binary(args.output) != binary_in:
         what = "a binary model" if binary_in else "ONNX text"
         print(f"graphlsp: error: {args.output}: fold writes {what} like its input; name the output "
               f"{'*.onnx' if binary_in else '*.onnxtxt'} (`graphlsp convert` changes the format)", file=sys.stderr)
@@ -611,7 +768,10 @@ def _graph(args: argparse.Namespace) -> int:
     if out == "-":
         sys.stdout.write(text)
         return EXIT_CLEAN
-    Path(out).write_text(text, encoding="utf-8")
+    problem = _output_problem(out, args.file) or _write_output(out, text.encode("utf-8"))
+    if problem is not None:
+        print(f"graphlsp: error: {out}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     print(f"{args.file}: wrote {out}", file=sys.stderr)
     return EXIT_CLEAN
 
@@ -631,7 +791,7 @@ def _serve(args: argparse.Namespace) -> int:
         address = f"{host or '127.0.0.1'}:{int(port)}"
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, stream=sys.stderr)
     try:
-        serve(address)
+        serve(address, source_diagnostics=args.source_diagnostics)
     except OSError as e:  # the address is taken, or the host is not one of this machine's
         print(f"graphlsp: error: --tcp {args.tcp}: cannot listen there: {e.strerror or e}", file=sys.stderr)
         return EXIT_USAGE
@@ -678,7 +838,8 @@ def _plain_check(args: list[str]) -> Any:
 
 
 _FUNCS: dict[str, Any] = {"check": _check, "rules": _rules, "rule": _rule, "shapes": _shapes, "fold": _fold,
-                          "graph": _graph, "serve": _serve, "convert": _convert, "cost": _cost}  # fmt: skip
+                          "graph": _graph, "serve": _serve, "convert": _convert, "cost": _cost,
+                          "diff": _diff}  # fmt: skip
 
 
 _COST_CHOICES = {"--by": ("scope", "op", "node"), "--format": ("text", "json", "csv")}
@@ -752,7 +913,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _one_file(args: argparse.Namespace) -> bool:
     """Does this command read one model and end? (`serve` does not end; `check` of a folder reads many.)"""
-    if args.command in ("shapes", "fold", "convert", "graph", "cost"):
+    if args.command in ("shapes", "fold", "convert", "graph", "cost", "diff"):
         return True
     if args.command != "check":
         return False
@@ -778,5 +939,15 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
 
+def drop_working_directory() -> None:
+    """`python -m graphlsp` put the working directory first on sys.path: taken off again, so that a repository
+    being checked that ships `lark.py` or `onnxruntime/` never has it imported (modules are imported lazily, long
+    after this). `python -P -m graphlsp` (docs/security.md) keeps it off from the start, graphlsp's own modules
+    included."""
+    if not sys.flags.safe_path and sys.path and sys.path[0] in ("", os.getcwd()):
+        del sys.path[0]
+
+
 if __name__ == "__main__":
+    drop_working_directory()
     sys.exit(main())

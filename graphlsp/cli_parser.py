@@ -166,18 +166,44 @@ def _add_serve(sub: argparse._SubParsersAction[Any], func: Command) -> None:
     serve.add_argument("--stdio", action="store_true", help="talk LSP over standard input/output (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP address instead")
     serve.add_argument("-v", "--verbose", action="store_true", help="log to standard error")
+    serve.add_argument("--source-diagnostics", action="store_true",
+                       help="also publish a binary model's findings on the Python lines that made their "
+                       "nodes")  # fmt: skip
     serve.set_defaults(func=func)
 
 
 def _add_convert(sub: argparse._SubParsersAction[Any], func: Command) -> None:
     convert = sub.add_parser("convert", help="convert between binary .onnx and ONNX text")
     convert.add_argument("input", help="a .onnx, .onnxtxt or .onnxtext file")
-    convert.add_argument("output", help="a .onnx, .onnxtxt or .onnxtext file, or - for standard output")
+    convert.add_argument("output", nargs="?", default="-",
+                         help="a .onnx, .onnxtxt or .onnxtext file, or - for standard output (the default)")
+    convert.add_argument("--weights", choices=["elide", "inline", "external"], default=None,
+                         help="binary to text: tensors over 16 values written without their data, a comment saying "
+                         "where they are (elide, the default), every element (inline: the text parses back to the "
+                         "same model), or into a data file beside the output that the text refers to (external)")
+    convert.add_argument("--textconv", action="store_true",
+                         help="the text git's textconv shows: weights elided, each with a digest of its data, "
+                         "to standard output (see docs/diff.md)")
     convert.set_defaults(func=func)
 
 
+def _add_diff(sub: argparse._SubParsersAction[Any], func: Command) -> None:
+    diff = sub.add_parser("diff", help="what changed between two models (exit 0: equal, 1: different, 2: error)",
+                          description="Compare two models (binary or text): header, nodes (matched by name, then "
+                          "by structure), inferred types, initializers, findings, input size requirements and "
+                          "kernel coverage. With git's seven arguments (GIT_EXTERNAL_DIFF, or diff.<driver>.command)"
+                          " it is a git diff driver.")  # fmt: skip
+    diff.add_argument("paths", nargs="+", metavar="OLD NEW", help="the two models (or git's seven arguments)")
+    diff.add_argument("--format", choices=["text", "json", "html"], default="text")
+    diff.add_argument("-o", "--output", help="where to write (default: standard output; html: OLD-NEW.diff.html)")
+    diff.add_argument("--target", action="append", metavar="RUNTIME[@RELEASE]:PROVIDER",
+                      help="the runtimes whose kernel coverage is compared (default: the config's targets)")
+    diff.set_defaults(func=func)
+
+
 _COMMANDS = {"check": _add_check, "rules": _add_rules, "rule": _add_rule, "shapes": _add_shapes, "fold": _add_fold,
-             "graph": _add_graph, "serve": _add_serve, "convert": _add_convert, "cost": _add_cost}  # fmt: skip
+             "graph": _add_graph, "serve": _add_serve, "convert": _add_convert, "cost": _add_cost,
+             "diff": _add_diff}  # fmt: skip
 
 
 def build_parser(funcs: dict[str, Command], only: str | None = None) -> argparse.ArgumentParser:
@@ -205,13 +231,32 @@ class _SlimParser(_ArgumentParser):
 
 
 
+def _nearest_option(message: str, command: argparse.ArgumentParser) -> str:
+    """` (did you mean --format?)` for an unrecognized option close to one of the command's."""
+    import difflib
+
+    head = "unrecognized arguments: "
+    if not message.startswith(head):
+        return ""
+    options = [o for a in command._actions for o in a.option_strings if o.startswith("--")]
+    for word in message[len(head) :].split():
+        close = difflib.get_close_matches(word.partition("=")[0], options, n=1, cutoff=0.6) if word[:2] == "--" else []
+        if close:
+            return f" (did you mean {close[0]}?)"
+    return ""
+
+
 def parse(args: list[str], funcs: dict[str, Command]) -> argparse.Namespace:
     """The parsed command line. A command line (a command, then its arguments) is parsed by a parser of that
-    command alone: argparse's parsers cost 1 ms each, and their first gettext lookups 10 ms more. Anything that
-    parser refuses is parsed again by the whole parser, whose messages (usage listing every command) are printed."""
+    command alone: argparse's parsers cost 1 ms each, and their first gettext lookups 10 ms more. What that parser
+    refuses is said with that command's usage; any other command line is the whole parser's."""
     if args and args[0] in _COMMANDS:
+        parser = build_parser(funcs, only=args[0])
         try:
-            return build_parser(funcs, only=args[0]).parse_args(args)
-        except _Refused:
-            pass
+            return parser.parse_args(args)
+        except _Refused as e:  # `check --formt json`: the command's usage, not the list of every command
+            command = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[args[0]]
+            command.print_usage(sys.stderr)
+            print(f"graphlsp: error: {e}{_nearest_option(str(e), command)}", file=sys.stderr)
+            raise SystemExit(EXIT_USAGE) from None
     return build_parser(funcs).parse_args(args)

@@ -188,7 +188,8 @@ def _contract_lines(a: Analysis, value: Value) -> list[str]:
         if not mine:
             out.append(f"- dim {i} (`{dm}`): any size")
         for r in mine:
-            out.append(f"- dim {i} (`{dm}`): {r.requirement} (`{r.node.op_type}`, {_line(a, r.node.op_span)})")
+            also = "".join(f"; `{n.op_type}`, {_line(a, n.op_span)}" for n in r.also)
+            out.append(f"- dim {i} (`{dm}`): {r.requirement} (`{r.node.op_type}`, {_line(a, r.node.op_span)}{also})")
     return ["sizes the graph takes:\n" + "\n".join(out)] if any("any size" not in x for x in out) else []
 
 

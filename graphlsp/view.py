@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from graphlsp.analysis import Analysis
-from graphlsp.graph.core import Graph, Model
+from graphlsp.graph.core import Graph, Model, Node, NodeOrigin
 from graphlsp.graph.findings import Finding
 from graphlsp.infer.sizes import InputSizes
 
@@ -35,6 +35,12 @@ class BinaryView:
     analysis: Analysis
     findings: list[Finding] = field(default_factory=list)  # the binary reader's, placed on the view
     error: str = ""  # why the model could not be read (the view then says so)
+    # the binary's nodes that say where they come from (graph.core.ExportedNode), by the view's graph path and index
+    origins: dict[tuple[str, int], NodeOrigin] = field(default_factory=dict)
+
+    def origin_of(self, node: Node) -> NodeOrigin | None:
+        """The binary node's origin for a node of the view (None when its exporter wrote no metadata)."""
+        return self.origins.get((node.graph.path, node.index))
 
     def all_findings(self) -> list[Finding]:
         """What `graphlsp check` says of the binary, placed on the view."""
@@ -88,7 +94,9 @@ def render(path: str, fold_size_cap: int | None = None, sizes: InputSizes | None
     for vg, bg in _graph_pairs(analysis.model, binary):
         views.setdefault(id(bg), vg)
     placed = [p for p in (_place(f, analysis.model, views) for f in found) if (p.code, p.start) not in seen]
-    return BinaryView(path, stamp, text, analysis, placed)
+    origins = {(vg.path, bn.index): bn.origin for vg, bg in _graph_pairs(analysis.model, binary) for bn in bg.nodes
+               if bn.origin.metadata}  # fmt: skip
+    return BinaryView(path, stamp, text, analysis, placed, origins=origins)
 
 
 def _pairs(view: Graph, binary: Graph) -> list[tuple[Graph, Graph]]:

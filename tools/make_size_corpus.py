@@ -133,6 +133,49 @@ class PastPositions(nn.Module):
         return torch.cat([past, self.tok(ids) + self.pos(pos)], dim=1)
 
 
+class BartPositions(nn.Module):
+    """bart's learned positions (optimum): `arange(past, past + seq) + 2` read from a table of 32 + 2 rows: past +
+    seq <= 32."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tok = nn.Embedding(100, 16)
+        self.pos = nn.Embedding(32 + 2, 16)
+
+    def forward(self, ids: torch.Tensor, past: torch.Tensor) -> torch.Tensor:
+        start = past.shape[1]
+        pos = torch.arange(start, start + ids.shape[1]).expand(ids.shape[0], -1)
+        return torch.cat([past, self.tok(ids) + self.pos(pos + 2)], dim=1)
+
+
+class RobertaPositions(nn.Module):
+    """roberta's positions from the padding mask (transformers' `create_position_ids_from_input_ids`):
+    `cumsum(ids != pad) * (ids != pad) + pad` read from a table of 32 + 2 rows: seq <= 32 (pad is token 99, so
+    that the ids fed are not padding)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tok = nn.Embedding(100, 16)
+        self.pos = nn.Embedding(32 + 2, 16, padding_idx=1)
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        mask = ids.ne(99).int()
+        pos = (torch.cumsum(mask, dim=1).type_as(mask) * mask).long() + 1
+        return self.tok(ids) + self.pos(pos)
+
+
+class ReflectFrames(nn.Module):
+    """silero VAD's STFT: the audio reflect-padded by 64 samples on the right, then framed by a strided Conv: the
+    audio needs more than 64 samples (onnxruntime: "post-pad (64) exceeds maximum allowed")."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.frames = nn.Conv1d(1, 8, 32, 16)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.frames(F.pad(x.unsqueeze(1), (0, 64), mode="reflect"))
+
+
 class TinyYolo(nn.Module):
     """A strided backbone (5 stride-2 convs) with an FPN: the upsampled /32 branch concatenated with /16."""
 
@@ -325,11 +368,108 @@ MODELS = {
     "skip_add": (SkipAdd(), (torch.randn(1, 4, 16, 16),), ["x"], {"x": IMG},
                  [{"batch": 1, "height": 16, "width": 16}, {"batch": 1, "height": 15, "width": 16},
                   {"batch": 2, "height": 10, "width": 22}, {"batch": 1, "height": 16, "width": 9}]),
+    "bart_positions": (BartPositions(), (torch.randint(0, 100, (1, 3)), torch.randn(1, 5, 16)), ["ids", "past"],
+                       {"ids": {0: "batch", 1: "seq"}, "past": {0: "batch", 1: "past_len"}},
+                       [{"batch": 1, "seq": 3, "past_len": 5}, {"batch": 2, "seq": 1, "past_len": 31},
+                        {"batch": 1, "seq": 1, "past_len": 32}, {"batch": 1, "seq": 32, "past_len": 1},
+                        {"batch": 2, "seq": 33, "past_len": 1}]),
+    "roberta_positions": (RobertaPositions(), (torch.randint(0, 99, (2, 10)),), ["ids"],
+                          {"ids": {0: "batch", 1: "seq"}},
+                          [{"batch": 2, "seq": 10}, {"batch": 1, "seq": 32}, {"batch": 1, "seq": 33},
+                           {"batch": 3, "seq": 100}]),
+    "reflect_frames": (ReflectFrames(), (torch.randn(1, 512),), ["x"], {"x": {0: "batch", 1: "sequence"}},
+                       [{"batch": 1, "sequence": 512}, {"batch": 2, "sequence": 65}, {"batch": 1, "sequence": 64},
+                        {"batch": 1, "sequence": 40}]),
+}
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def genai_gqa(out: Path) -> str:
+    """onnxruntime-genai's llama (corpus/models) with its batch dynamic again: GroupQueryAttention runs a prompt
+    after a past only at batch 1."""
+    import onnx
+
+    m = onnx.load(str(ROOT / "corpus" / "models" / "genai_llama_int4.onnx"))
+    for vi in m.graph.input:
+        dims = vi.type.tensor_type.shape.dim
+        if dims and dims[0].HasField("dim_value") and dims[0].dim_value == 1:
+            dims[0].Clear()
+            dims[0].dim_param = "batch_size"
+    onnx.save(m, str(out / "genai_gqa.onnx"))
+    return "genai_gqa.onnx"
+
+
+def nchwc_classifier(out: Path) -> str:
+    """fixed_channels after onnxruntime's optimizer at level all: its Convs in the NCHWc layout, the first reading
+    the model's NCHW input (its channels checked against the weight)."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.optimized_model_filepath = str(out / "nchwc_classifier.onnx")
+    ort.InferenceSession(str(out / "fixed_channels.onnx"), options, providers=["CPUExecutionProvider"])
+    return "nchwc_classifier.onnx"
+
+
+# name: (file: a model written here by a function, or one of the corpus / ../shared/realworld by path, doc,
+# exporter, assignments; an assignment's "feeds" are values for inputs that are not sizes (a flag, a rate))
+REFERENCED = {
+    "genai_gqa": (genai_gqa, "onnxruntime-genai's llama with a dynamic batch: GroupQueryAttention needs batch 1, "
+                  "one new token, or no past.", "onnxruntime-genai builder (corpus/models), batch unpinned",
+                  [{"batch_size": 1, "sequence_length": 3, "past_sequence_length": 4},
+                   {"batch_size": 2, "sequence_length": 3, "past_sequence_length": 4},
+                   {"batch_size": 2, "sequence_length": 1, "past_sequence_length": 4},
+                   {"batch_size": 3, "sequence_length": 2, "past_sequence_length": 2}]),
+    "nchwc_classifier": (nchwc_classifier, "A classifier after onnxruntime's optimizer at level all (NCHWc "
+                         "Convs): the first Conv fixes the channels to 3.", "onnxruntime optimizer (level all)",
+                         [{"batch": 1, "num_channels": 3, "height": 32, "width": 32},
+                          {"batch": 1, "num_channels": 1, "height": 32, "width": 32},
+                          {"batch": 2, "num_channels": 4, "height": 17, "width": 9},
+                          {"batch": 2, "num_channels": 3, "height": 17, "width": 9}]),
+    "ortopt_bert": ("../models/ortopt_bert.onnx", "bert after onnxruntime's optimizer: EmbedLayerNormalization "
+                    "reads positions 0..S-1 from a 128-row table.", "onnxruntime transformers optimizer",
+                    [{"batch_size": 1, "sequence_length": 8}, {"batch_size": 2, "sequence_length": 128},
+                     {"batch_size": 1, "sequence_length": 129}, {"batch_size": 2, "sequence_length": 300}]),
+    "whisper_merged": ("../models/optimum_whisper__decoder_model_merged.onnx", "whisper's merged decoder "
+                       "(optimum): positions past..past+seq from a 64-row table inside its If.", "optimum",
+                       [{"batch_size": 1, "decoder_sequence_length": 4, "encoder_sequence_length": 8,
+                         "past_decoder_sequence_length": 3, "feeds": {"use_cache_branch": [True]}},
+                        {"batch_size": 1, "decoder_sequence_length": 1, "encoder_sequence_length": 8,
+                         "past_decoder_sequence_length": 64, "feeds": {"use_cache_branch": [True]}},
+                        {"batch_size": 2, "decoder_sequence_length": 65, "encoder_sequence_length": 8,
+                         "past_decoder_sequence_length": 1, "feeds": {"use_cache_branch": [False]}},
+                        {"batch_size": 1, "decoder_sequence_length": 10, "encoder_sequence_length": 5,
+                         "past_decoder_sequence_length": 54, "feeds": {"use_cache_branch": [True]}}]),
+    "bart_merged": ("../models/optimum_bart__decoder_model_merged.onnx", "bart's merged decoder (optimum): "
+                    "positions past..past+seq, offset by 2, from a 130-row table inside its If.", "optimum",
+                    [{"batch_size": 1, "decoder_sequence_length": 4, "encoder_sequence_length": 8,
+                      "past_decoder_sequence_length": 3, "feeds": {"use_cache_branch": [True]}},
+                     {"batch_size": 1, "decoder_sequence_length": 1, "encoder_sequence_length": 8,
+                      "past_decoder_sequence_length": 128, "feeds": {"use_cache_branch": [True]}},
+                     {"batch_size": 1, "decoder_sequence_length": 129, "encoder_sequence_length": 8,
+                      "past_decoder_sequence_length": 1, "feeds": {"use_cache_branch": [False]}},
+                     {"batch_size": 2, "decoder_sequence_length": 1, "encoder_sequence_length": 8,
+                      "past_decoder_sequence_length": 127, "feeds": {"use_cache_branch": [True]}}]),
+    "silero_vad": ("shared:realworld/silero_vad_16k_op15.onnx", "silero VAD (16k, opset 15): the STFT's reflect "
+                   "padding needs more than 64 samples.", "torch (TorchScript)",
+                   [{"batch": 1, "sequence": 512, "feeds": {"sr": 16000}},
+                    {"batch": 2, "sequence": 512, "feeds": {"sr": 16000}},
+                    {"batch": 1, "sequence": 40, "feeds": {"sr": 16000}},
+                    {"batch": 1, "sequence": 64, "feeds": {"sr": 16000}}]),
+    "ppocr_rec": ("shared:realworld/ch_PP-OCRv4_rec_infer.onnx", "PP-OCRv4's recognizer (paddle2onnx): an "
+                  "AveragePool whose kernel is taller than small inputs (onnxruntime truncates), and a neck whose "
+                  "Reshape holds only up to height 80.", "paddle2onnx",
+                  [{"p2o.DynamicDimension.0": 1, "?": 48, "p2o.DynamicDimension.1": 320},
+                   {"p2o.DynamicDimension.0": 1, "?": 16, "p2o.DynamicDimension.1": 64},
+                   {"p2o.DynamicDimension.0": 2, "?": 32, "p2o.DynamicDimension.1": 100},
+                   {"p2o.DynamicDimension.0": 1, "?": 81, "p2o.DynamicDimension.1": 64}]),
 }
 
 
 def main() -> None:
-    out = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "corpus" / "sizes")
+    out = Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "corpus" / "sizes")
     out.mkdir(parents=True, exist_ok=True)
     manifest = {}
     for name, (module, example, inputs, axes, assignments) in MODELS.items():
@@ -341,6 +481,9 @@ def main() -> None:
         manifest[name] = {"file": path.name, "doc": (module.__doc__ or "").strip(), "assignments": assignments,
                           "exporter": f"torch {torch.__version__} (TorchScript, dynamic_axes)"}  # fmt: skip
         print(f"{path.name}: {path.stat().st_size} bytes")
+    for name, (source, doc, exporter, assignments) in REFERENCED.items():
+        file = source(out) if callable(source) else source
+        manifest[name] = {"file": file, "doc": doc, "assignments": assignments, "exporter": exporter}
     (out / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 

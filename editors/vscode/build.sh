@@ -2,7 +2,7 @@
 # Builds, tests and packages the VS Code extension, from the npm registry only:
 #   npm ci -> tsc (type check) -> esbuild (bundle) -> grammar tests -> node tests -> vsce package (.vsix)
 # The node tests include one against the real server: set GRAPHLSP_SERVER to its command as a JSON array, e.g.
-#   GRAPHLSP_SERVER='["/path/to/venv/bin/python", "-m", "graphlsp.cli", "serve"]' ./build.sh
+#   GRAPHLSP_SERVER='["/path/to/venv/bin/python", "-P", "-m", "graphlsp.cli", "serve"]' ./build.sh
 # else `graphlsp serve` on PATH is used, and that test is skipped when there is none.
 # SKIP_NPM_CI=1 keeps an existing node_modules (faster when iterating).
 set -euo pipefail

@@ -30,6 +30,7 @@ from graphlsp.graph import ops
 from graphlsp.graph.core import (
     NO_NODE_ORIGIN,
     Attr,
+    ExportedNode,
     FuncAttr,
     Function,
     Graph,
@@ -380,8 +381,8 @@ class _Reader:
         self._order_findings(g, self.back.pop(id(g)))
         taken = set(gp.input) | set(gp.output) if is_fn else {vi.name for vi in [*gp.input, *gp.output]}
         for vi in gp.value_info:
-            if vi.name not in taken:
-                g.value_infos.setdefault(vi.name, ValueInfo(vi.name, self.declared(vi, f"{where} value_info", owner)))
+            if vi.name not in taken and vi.name not in g.value_infos:  # the first of duplicates (onnxslim writes 5)
+                g.value_infos[vi.name] = ValueInfo(vi.name, self.declared(vi, f"{where} value_info", owner))
         for name, info in g.value_infos.items():
             known = values.get(name)
             if known is not None and known.type is None:
@@ -418,7 +419,12 @@ class _Reader:
         for index, np_ in enumerate(nps):
             name = np_.name  # a name that is not empty is there; HasField tells an empty one from none
             domain = np_.domain
-            node = Node(g, index, NO_NODE_ORIGIN, normalize(domain) if domain else domain, np_.op_type,
+            # where the exporter says the node comes from (metadata_props, doc_string): read as they are, parsed
+            # by graphlsp.provenance when asked (a decoded message's absent list is not made here)
+            meta = np_.__dict__.get("metadata_props") if type(np_) is _LightNode else np_.metadata_props
+            doc = np_.doc_string
+            origin = NO_NODE_ORIGIN if not meta and not doc else _exported(meta, doc)
+            node = Node(g, index, origin, normalize(domain) if domain else domain, np_.op_type,
                         np_.overload, name if name or np_.HasField("name") else None)  # fmt: skip
             nodes.append(node)
             attrs = np_.attribute
@@ -527,6 +533,14 @@ class _Reader:
         return Function(ops.normalize_domain(fp.domain), fp.name, fp.overload, own, attrs)
 
 
+_LightNode = light.NodeProto
+
+
+def _exported(meta: Any, doc: str) -> ExportedNode:
+    pairs = tuple((e.key, e.value) for e in meta) if meta else ()
+    return ExportedNode(pairs + (("doc_string", doc),) if doc else pairs)
+
+
 class _Scope:
     __slots__ = ("imports", "where")
 
@@ -621,6 +635,10 @@ def function_from_proto(proto: Any, imports: dict[str, int]) -> Function:
 STRIP_ABOVE = 32 << 20  # bytes: a model file this large is read without copying its initializers' raw data
 
 
+class EmptyModel(ValueError):
+    """A model file of no bytes: no model at all."""
+
+
 def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model, list[Finding]]:
     """Load a binary model file (external data located, not read). Raises protobuf's error when it cannot load."""
     from graphlsp.binary.wire import WireError, strip_weights
@@ -629,6 +647,8 @@ def read_model(path: str | Path, strip_above: int = STRIP_ABOVE) -> tuple[Model,
     left: dict[tuple[int, ...], tuple[int, int]] = {}
     with open_regular(path) as f:
         size = os.fstat(f.fileno()).st_size
+        if size == 0:  # protobuf reads no bytes as a model with nothing in it ("imports no opset")
+            raise EmptyModel("the file is empty (0 bytes)")
         if size >= strip_above and size > 0:
             import mmap  # a large model only
 

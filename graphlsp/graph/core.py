@@ -138,6 +138,7 @@ class NodeOrigin:
     __slots__ = ()
     anchor: Any = None
     quiet = False
+    metadata: tuple[tuple[str, str], ...] = ()  # what the exporter wrote on the node (`ExportedNode`)
 
     def span(self) -> Span | None:
         return None
@@ -172,6 +173,17 @@ class NameOrigin:
 
     def span(self) -> Span | None:
         return None
+
+
+class ExportedNode(NodeOrigin):
+    """A binary model's node that says where it comes from: its metadata_props (key, value) in order, and its
+    doc_string as the pair ("doc_string", text) after them (torch's exporters write the Python source there;
+    `graphlsp.provenance` reads it)."""
+
+    __slots__ = ("metadata",)
+
+    def __init__(self, metadata: tuple[tuple[str, str], ...]) -> None:
+        self.metadata = metadata
 
 
 NO_NODE_ORIGIN = NodeOrigin()

@@ -51,9 +51,10 @@ class Finding:
 
     `node` is the node it is about (when there is one): a binary model's findings are located by it; `detail`
     names the part of the node (`input 1`, `attribute axis`, `output 0`), or the value for a graph-level one,
-    and `value` is then that value's name."""
+    and `value` is then that value's name. `cause` is the node a finding elsewhere comes from (GL321 on an input:
+    the node that fixes the dim), whose Python origin the finding carries too."""
 
-    __slots__ = ("code", "message", "start", "end", "severity", "related", "kind", "node", "detail", "value")
+    __slots__ = ("code", "message", "start", "end", "severity", "related", "kind", "node", "detail", "value", "cause")
 
     code: str
     message: str
@@ -65,6 +66,7 @@ class Finding:
     node: Node | None
     detail: str
     value: str  # the value (or initializer) a graph-level finding is about
+    cause: Node | None
 
     def __init__(
         self,
@@ -78,6 +80,7 @@ class Finding:
         node: Node | None = None,
         detail: str = "",
         value: str = "",
+        cause: Node | None = None,
     ) -> None:
         self.code = code
         self.message = message
@@ -89,6 +92,7 @@ class Finding:
         self.node = node
         self.detail = detail
         self.value = value
+        self.cause = cause
         kind, severity = CODES.get(self.code, ("", "error"))
         if not self.severity:
             self.severity = severity

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from graphlsp.graph.core import Attr, Graph, Model, Node, TypeSpec
+from graphlsp.graph.core import Attr, Graph, Model, Node, NodeOrigin, TypeSpec
 from graphlsp.graph.tensor import Tensor
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.infer.types import elem_name, type_str
@@ -59,8 +59,10 @@ def _scalar(x: Any) -> str:
 
 class _Builder:
     def __init__(self, model: Model, refiner: ShapeRefiner, fold: FoldPlan | None,
-                 diagnostics: Iterable[Diagnostic]) -> None:  # fmt: skip
+                 diagnostics: Iterable[Diagnostic], origin_of: Callable[[Node], NodeOrigin | None] | None = None
+                 ) -> None:  # fmt: skip
         self.model = model
+        self.origin_of = origin_of
         self.refiner = refiner
         self.folds = fold.folds if fold is not None else {}
         self.hovers: list[str] = []
@@ -142,6 +144,11 @@ class _Builder:
             if n.function is not None:
                 f = n.function
                 item["call"] = function_key(f.domain, f.name, f.overload)
+            origin = n.origin if n.origin.metadata or self.origin_of is None else self.origin_of(n)
+            if origin is not None and origin.metadata:  # the page groups by the modules that made the node
+                scope = _scope(n, origin)
+                if scope is not None:
+                    item["scope"] = scope
             share = self.flops_share.get(n)
             if share:
                 item["flops"] = share  # the node's share of the model's FLOPs (graphlsp/cost)
@@ -155,6 +162,14 @@ class _Builder:
             "nodes": nodes,
             "types": types,
         }
+
+
+def _scope(node: Node, origin: NodeOrigin) -> list[str] | None:
+    from graphlsp.provenance.modules import scope_parts
+    from graphlsp.provenance.trace import of_node
+
+    src = of_node(node, origin)
+    return scope_parts(src) if src is not None and src.modules else None
 
 
 def _nodes_by_line(model: Model) -> dict[int, Node]:
@@ -178,10 +193,12 @@ def _declared(t: TypeSpec) -> str:
 
 
 def graph_json(model: Model, refiner: ShapeRefiner, fold: FoldPlan | None, diagnostics: Iterable[Diagnostic],
-               title: str = "") -> dict[str, Any]:  # fmt: skip
+               title: str = "", origin_of: Callable[[Node], NodeOrigin | None] | None = None
+               ) -> dict[str, Any]:  # fmt: skip
     """The model's graph for the picture. `diagnostics` are the file's, as `graphlsp check` reports them (each is
-    placed on its node by graph path and node index; the others are listed for the whole model)."""
-    b = _Builder(model, refiner, fold, diagnostics)
+    placed on its node by graph path and node index; the others are listed for the whole model). `origin_of`: a
+    view's node -> the binary node's origin (graph.core.ExportedNode), whose modules group the nodes."""
+    b = _Builder(model, refiner, fold, diagnostics, origin_of)
     main = b.graph(model.graph) if model.graph is not None else None
     functions = {}
     for f in model.functions.values():
@@ -228,10 +245,10 @@ def file_graph(path: str, settings: Settings) -> dict[str, Any]:
     from pathlib import Path
 
     from graphlsp.lint.runner import lint_text
-    from graphlsp.source import read_source
+    from graphlsp.source import is_binary, read_source
 
     title = Path(path).name
-    if path.endswith(".onnx"):
+    if is_binary(path):
         from graphlsp.analysis import ModelAnalysis
         from graphlsp.binary.read import read_model
         from graphlsp.lint.diagnostics import collect_binary

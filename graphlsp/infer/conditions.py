@@ -25,14 +25,16 @@ BIG = 1 << 40  # sizes beyond this are not considered when locating a min/max's 
 
 class Condition(Frozen):
     """`a == b`; with `broadcast`, `a == b or a == 1 or b == 1` (numpy broadcasting of one dim pair); with
-    `at_most`, `a <= b` (indices a Range makes, below the dim they index)."""
+    `at_most`, `a <= b` (indices a Range makes, below the dim they index). With `others`, a disjunction: this
+    relation or any of theirs (an op library's `require B == 1 or S == 1 or P == 0`)."""
 
-    __slots__ = ("a", "b", "broadcast", "at_most")
+    __slots__ = ("a", "b", "broadcast", "at_most", "others")
 
     a: Dim
     b: Dim
     broadcast: bool
     at_most: bool
+    others: tuple[Condition, ...]
 
     def __init__(
         self,
@@ -40,31 +42,47 @@ class Condition(Frozen):
         b: Dim,
         broadcast: bool = False,
         at_most: bool = False,
+        others: tuple[Condition, ...] = (),
     ) -> None:
         object.__setattr__(self, "a", a)
         object.__setattr__(self, "b", b)
         object.__setattr__(self, "broadcast", broadcast)
         object.__setattr__(self, "at_most", at_most)
+        object.__setattr__(self, "others", others)
 
     def __repr__(self) -> str:
-        return f"Condition(a={self.a!r}, b={self.b!r}, broadcast={self.broadcast!r}, at_most={self.at_most!r})"
+        return (f"Condition(a={self.a!r}, b={self.b!r}, broadcast={self.broadcast!r}, at_most={self.at_most!r}, "
+                f"others={self.others!r})")  # fmt: skip
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.a, self.b, self.broadcast, self.at_most, self.others)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not Condition:
             return NotImplemented
-        return (self.a, self.b, self.broadcast, self.at_most) == (other.a, other.b, other.broadcast, other.at_most)
+        return self._key() == other._key()
 
     def __hash__(self) -> int:
-        return hash((self.a, self.b, self.broadcast, self.at_most))
+        return hash(self._key())
+
+    def alternatives(self) -> tuple[Condition, ...]:
+        """The relations of a disjunction, each without `others` (a plain condition: itself alone)."""
+        if not self.others:
+            return (self,)
+        return (Condition(self.a, self.b, self.broadcast, self.at_most), *self.others)
 
     def symbols(self) -> set[str]:
         out: set[str] = set()
         for x in (self.a, self.b):
             if isinstance(x, Expr):
                 out |= x.symbols()
+        for c in self.others:
+            out |= c.symbols()
         return out
 
     def equation(self) -> str:
+        if self.others:
+            return " or ".join(c.equation() for c in self.alternatives())
         if self.at_most:
             return f"{d.to_str(self.a)} <= {d.to_str(self.b)}"
         eq = f"{d.to_str(self.a)} = {d.to_str(self.b)}"
@@ -156,6 +174,23 @@ class Solution(Frozen):
             values = a.values | b.values
         return _simplest(Solution(out.period, out.residues, frozenset(v for v in values if not out.contains(v)),
                                   out.start))
+
+    def intersection(self, other: Solution) -> Solution | None:
+        """The sizes both allow (None when the result's period or its start would be too large to list)."""
+        a, b = self, other
+        if a.period and b.period:
+            first = max(a.start, b.start)
+            p = a.period * b.period // gcd(a.period, b.period)
+            if first > MAX_SPAN or p > MAX_PERIOD:
+                return None
+            res = frozenset(r for r in range(p) if r % a.period in a.residues and r % b.period in b.residues)
+            out = Solution(p, res, frozenset(), first)
+            candidates = set(range(1, first)) | a.values | b.values
+        else:
+            out = Solution(0, frozenset(), frozenset())
+            candidates = set(a.values) | set(b.values)
+        values = frozenset(v for v in candidates if a.contains(v) and b.contains(v) and not out.contains(v))
+        return _simplest(Solution(out.period, out.residues, values, out.start))
 
     def describe(self, name: str) -> str:
         """`height must be a multiple of 32`, `batch must be 1`, `sequence_length must be at most 128`."""
@@ -425,8 +460,10 @@ def _positive_from(x: Dim, s: Expr) -> int | None:
 
 def reduced(cond: Condition) -> Condition:
     """An equality with the symbols and the integer factor common to both sides divided out (symbols are at least
-    1, so `6*batch*h*w = 6*h*w` holds exactly when `batch = 1`); a broadcast condition as it is."""
-    if cond.broadcast or cond.at_most or not isinstance(cond.a, Expr) or not isinstance(cond.b, Expr | int):
+    1, so `6*batch*h*w = 6*h*w` holds exactly when `batch = 1`); a broadcast condition or a disjunction as it
+    is."""
+    if cond.broadcast or cond.others or cond.at_most or not isinstance(cond.a, Expr) \
+            or not isinstance(cond.b, Expr | int):
         return cond
     g = d.sub(cond.a, cond.b)
     if not isinstance(g, Expr):
@@ -478,6 +515,22 @@ def solve(cond: Condition, name: str) -> Solution | None:
 
     Sizes at which a side is below 1 are taken to satisfy it: there the model is degenerate (an empty or
     negative dim, where runtimes truncate and go on, or fail before this node), and nothing is claimed of them."""
+    if cond.others:
+        out: Solution | None = None
+        for alt in cond.alternatives():
+            if not alt.symbols():
+                continue  # a relation of constants (the library dropped those it could decide)
+            sides = (alt.a, alt.b)
+            if not alt.at_most and not alt.broadcast and any(isinstance(x, int) and x < 1 for x in sides):
+                one: Solution | None = Solution(0, frozenset(), frozenset())  # a dim (at least 1) is never 0
+            else:
+                one = solve(alt, name)
+            if one is None:
+                return None
+            out = one if out is None else out.union(one)
+            if out is None:
+                return None
+        return out
     s = d.symbol(name)
     starts = [_positive_from(x, s) for x in (cond.a, cond.b)]
     if any(v is None for v in starts):

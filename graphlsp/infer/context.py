@@ -134,6 +134,10 @@ class Refiner(Protocol):
 
     def forget_graph(self, graph: Graph) -> None: ...
 
+    def contradicts_declaration(self, value: Value) -> bool: ...
+
+    def withdraw_contradiction(self, value: Value) -> None: ...
+
 
 # element types whose values numpy holds in no int kind: float, string, bool, float16, double, complex, bfloat16
 _NOT_INT = frozenset((1, 8, 9, 10, 11, 14, 15, 16))

@@ -15,10 +15,12 @@ from functools import lru_cache
 from itertools import product
 
 from graphlsp.frozen import Frozen
-from graphlsp.graph.core import Model, Node, Value
+from graphlsp.graph.core import Graph, Model, Node, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
+from graphlsp.infer import witnesses
 from graphlsp.infer.conditions import Condition, Solution, reduced, solve
+from graphlsp.infer.declared import judge, stated_relations, value_at, with_relations
 from graphlsp.infer.refiner import ShapeRefiner
 
 SHAPE_CONDITION = "GL320"
@@ -90,25 +92,10 @@ def _solved(cond: Condition, name: str) -> Solution | None:
 
 
 _GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640, 1024, 2048, 4096, 8192)
-_SWEEP = tuple(range(1, 257)) + (320, 384, 448, 512, 640, 768, 1024)  # one symbol: every size up to 256, then some
 
 
-def _at(x: d.Dim, sizes: dict[str, int]) -> d.Dim:
-    for name, v in sizes.items():
-        x = d.replace(x, d.symbol(name), v)
-    return x
-
-
-def _holds(cond: Condition, sizes: dict[str, int]) -> bool | None:
-    """The condition at those sizes: None where a side is unknown or below 1 (degenerate), else whether it holds."""
-    a, b = _at(cond.a, sizes), _at(cond.b, sizes)
-    if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
-        return None
-    return _satisfied(cond, a, b)
-
-
-def _satisfied(cond: Condition, a: int, b: int) -> bool:
-    return a <= b if cond.at_most else a == b or (cond.broadcast and 1 in (a, b))
+_at = witnesses.at
+_holds = witnesses.holds
 
 
 @lru_cache(maxsize=4096)
@@ -117,14 +104,8 @@ def witness(cond: Condition, names: tuple[str, ...]) -> tuple[tuple[str, int], .
     common sizes; None when none there fails (the condition is then not reported)."""
     if len(names) > 3:
         return None
-    syms = [d.symbol(n) for n in names]
     for values in product(_GRID if len(names) <= 2 else _GRID[:12], repeat=len(names)):
-        a, b = cond.a, cond.b
-        for sym, v in zip(syms, values, strict=True):
-            a, b = d.replace(a, sym, v), d.replace(b, sym, v)
-        if not isinstance(a, int) or not isinstance(b, int) or a < 1 or b < 1:
-            continue
-        if not _satisfied(cond, a, b):
+        if _holds(cond, dict(zip(names, values, strict=True))) is False:
             return tuple(zip(names, values, strict=True))
     return None
 
@@ -161,22 +142,26 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
         return []
     if symbols is None:
         symbols = input_symbols(refiner.model)
-    requirements = [c for conds in refiner.conditions.values() for c in map(reduced, conds)]
+    relations = stated_relations(refiner.model, refiner.values)  # total = past + sequence, for every caller
+    requirements = [(c, c.symbols()) for c in dict.fromkeys(
+        _related(c, relations) for conds in refiner.conditions.values() for c in map(reduced, conds))]
+    verdicts: dict[tuple[d.Dim, d.Dim], tuple[tuple[str, int], ...] | None] = {}  # a pair is judged once
     out: list[Finding] = []
     for value, (info, pairs) in refiner.declared_conditions.items():
         for i, ours, theirs in pairs:
-            cond = Condition(ours, theirs)
-            names = tuple(sorted(cond.symbols()))
-            if not names or not set(names) <= symbols.keys() or len(names) > 3:
-                continue
-            related = [c for c in requirements if c.symbols() and c.symbols() <= set(names)]
-            grid = [(v,) for v in _SWEEP] if len(names) == 1 else product(_GRID, repeat=len(names))
-            for values in grid:
-                sizes = dict(zip(names, values, strict=True))
-                if _holds(cond, sizes) is False and all(_holds(c, sizes) is not False for c in related):
-                    break
+            if (ours, theirs) in verdicts:
+                found = verdicts[ours, theirs]
             else:
+                a, b = with_relations(ours, relations), with_relations(theirs, relations)
+                names = Condition(a, b).symbols()
+                found = None
+                if names and names <= symbols.keys():
+                    found = judge(a, b, tuple(c for c, cs in requirements if cs and cs <= names))
+                verdicts[ours, theirs] = found
+            if found is None:
                 continue
+            sizes = dict(found)
+            sizes.update({n: v for n, x in relations.items() if (v := value_at(x, sizes)) is not None})
             at = ", ".join(f"{n}={v}" for n, v in sizes.items())
             producer = value.producer
             op = producer.qualified_op if producer is not None else "inference"
@@ -184,65 +169,147 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
             start, end = span if span is not None else (-1, -1)
             out.append(Finding(
                 "GL315", f"'{value.name}' is declared with dim {i} = {d.to_str(theirs)}, but {op} gives "
-                f"{d.to_str(ours)}: at {at} that is {_at(theirs, sizes)}, not {_at(ours, sizes)}", start, end,
+                f"{d.to_str(ours)}: at {at} that is {value_at(theirs, sizes)}, not {value_at(ours, sizes)}", start, end,
                 "warning", node=producer, detail=f"output {value.name}"))  # fmt: skip
             break
     return out
 
 
+def _related(cond: Condition, relations: dict[str, d.Dim]) -> Condition:
+    if not relations:
+        return cond
+    return Condition(with_relations(cond.a, relations), with_relations(cond.b, relations), cond.broadcast,
+                     cond.at_most)  # fmt: skip
+
+
 def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
-    """GL320 on each node whose rule holds only at some sizes of one input dim; GL321 on inputs it pins; GL315 on
-    symbolic declarations that contradict inference."""
+    """GL320 on each node whose rule holds only at some sizes of the input dims, with a witness; GL321 on the input
+    a node pins instead; GL315 on symbolic declarations that contradict inference."""
     symbols = _input_symbols(refiner)  # read once for both
-    out: list[Finding] = declaration_findings(refiner, symbols)
-    pinned: set[tuple[str, int]] = set()
-    for contract in contracts(refiner, symbols).values():
-        for node, cond, sol in contract.requirements:
-            name = contract.symbol
-            op = node.qualified_op
-            span = node.op_span
-            start, end = span if span is not None else (-1, -1)
-            if sol is None:
-                names = tuple(sorted(cond.symbols()))
-                w = witness(cond, names) if len(names) > 1 else None
-                if w is not None:
-                    at = ", ".join(f"{n}={v}" for n, v in w)
-                    out.append(Finding(SHAPE_CONDITION, f"{op} needs {cond.equation()} (it fails at {at})", start, end,
-                                       "warning", node=node))  # fmt: skip
-                continue
-            fails = sol.counterexample()
-            if sol.never():
-                message = f"{op} needs {cond.equation()}, which holds at no size of {name}"
-            else:
-                message = f"{op} needs {cond.equation()}: {sol.describe(name)} (it fails at {name}={fails})"
-            out.append(Finding(SHAPE_CONDITION, message, start, end, "warning", node=node))
-            if sol.period == 0 and len(sol.values) == 1:
-                (v,) = sol.values
-                for value, i in contract.places:
-                    if (value.name, i) in pinned:
-                        continue
-                    pinned.add((value.name, i))
-                    where = f" '{node.name}'" if node.name else ""
-                    vspan = value.span
-                    vs, ve = vspan if vspan is not None else (-1, -1)
-                    out.append(Finding(
-                        FIXED_DYNAMIC_DIM,
-                        f"dim {i} of input '{value.name}' is declared dynamic ('{name}'), but {op}{where} fixes it "
-                        f"to {v}: {cond.equation()}", vs, ve, "warning", detail=f"input {value.name}",
-                        value=value.name))  # fmt: skip
+    return declaration_findings(refiner, symbols) + size_findings(refiner, symbols)
+
+
+class _Claim:
+    """One condition to report: its node, condition and solution, the witness, and the later nodes whose
+    conditions it implies."""
+
+    __slots__ = ("node", "cond", "sol", "symbol", "places", "sizes", "later")
+
+    def __init__(self, node: Node, cond: Condition, sol: Solution | None, symbol: str,
+                 places: list[tuple[Value, int]], sizes: dict[str, int]) -> None:  # fmt: skip
+        self.node, self.cond, self.sol, self.symbol, self.places, self.sizes = node, cond, sol, symbol, places, sizes
+        self.later: list[Node] = []
+
+
+def _graph_chain(node: Node) -> set[int]:
+    """The graphs a node is in, its own and the ones around it (by identity)."""
+    out: set[int] = set()
+    graph: Graph | None = node.graph
+    while graph is not None:
+        out.add(id(graph))
+        owner = graph.owner if graph.kind == "subgraph" else None
+        graph = owner.graph if owner is not None else None
     return out
+
+
+def _node_order(refiner: ShapeRefiner) -> dict[Node, int]:
+    """Nodes in the order a runtime may run them: each graph topologically, a node's subgraphs after it."""
+    out: dict[Node, int] = {}
+
+    def walk(graph: Graph) -> None:
+        for node in graph.topological_order():
+            out[node] = len(out)
+            for graphs in node.subgraphs.values():
+                for g in graphs:
+                    walk(g)
+
+    if refiner.model.graph is not None:
+        walk(refiner.model.graph)
+    return out
+
+
+def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, int]]]) -> list[Finding]:
+    """Every condition with a witness (`witnesses.search`): sizes at which its node fails and every node before it
+    (in its graph or a graph around it) runs. A condition the earlier ones imply is listed on the first that
+    covers it; one without a witness is not reported. GL320 is information (a fact of the model's contract: a
+    position table, a stride, a patch grid), GL321 a warning (the input declares dynamic a dim that one size
+    fits)."""
+    found = contracts(refiner, symbols)
+    if not found:
+        return []
+    order = _node_order(refiner)
+    reqs = sorted(((node, cond, sol, c) for c in found.values() for node, cond, sol in c.requirements),
+                  key=lambda r: order.get(r[0], len(order)))  # fmt: skip
+    base = witnesses.base_sizes(r[1] for r in reqs)
+    claims: list[_Claim] = []
+    seen: list[tuple[Node, Condition, set[int]]] = []  # earlier requirements, with their nodes' graph chains
+    for node, cond, sol, contract in reqs:
+        chain = _graph_chain(node)
+        earlier = list(dict.fromkeys(c for n, c, ch in seen if n is not node and id(n.graph) in chain))
+        seen.append((node, cond, chain))
+        sizes = None if cond in earlier else witnesses.search(cond, sol, earlier, base)
+        if sizes is not None:
+            claims.append(_Claim(node, cond, sol, contract.symbol, contract.places, sizes))
+            continue
+        fails = witnesses.failing(cond, sol)
+        if fails is None:
+            continue
+        cover = next((c for c in claims if c.node is not node and witnesses.covers(c.cond, cond, fails, base)), None)
+        if cover is not None and node not in cover.later:
+            cover.later.append(node)
+    out: list[Finding] = []
+    pinned: set[str] = set()
+    for claim in claims:
+        out.append(_finding(claim, pinned))
+    return out
+
+
+def _finding(claim: _Claim, pinned: set[str]) -> Finding:
+    node, cond, sol, name = claim.node, claim.cond, claim.sol, claim.symbol
+    op = node.qualified_op
+    at = witnesses.describe(claim.sizes)
+    also = ""
+    if claim.later:
+        names = [f"'{n.name}'" if n.name else n.qualified_op for n in claim.later]
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        also = f"; it holds for {len(names)} later node(s) too: {', '.join(names[:3])}{more}"
+    related = [(f"{n.qualified_op} needs the same", *(n.op_span or (-1, -1))) for n in claim.later]
+    if sol is not None and sol.period == 0 and len(sol.values) == 1 and name not in pinned:
+        pinned.add(name)
+        (v,) = sol.values
+        value, i = claim.places[0]
+        where = f" '{node.name}'" if node.name else ""
+        others = [f"'{p.name}' dim {j}" for p, j in claim.places[1:]]
+        declared = f" (and {', '.join(others)})" if others else ""
+        vspan = value.span
+        vs, ve = vspan if vspan is not None else (-1, -1)
+        related = [(f"{op} fixes it", *(node.op_span or (-1, -1))), *related]
+        return Finding(FIXED_DYNAMIC_DIM, f"dim {i} of input '{value.name}'{declared} is declared dynamic ('{name}'), "
+                       f"but {op}{where} fixes it to {v}: {cond.equation()} (it fails at {at}){also}", vs, ve,
+                       "warning", related=related, detail=f"input {value.name}", value=value.name,
+                       cause=node)  # fmt: skip
+    span = node.op_span
+    start, end = span if span is not None else (-1, -1)
+    if sol is None:
+        message = f"{op} needs {cond.equation()} (it fails at {at}){also}"
+    elif sol.never():
+        message = f"{op} needs {cond.equation()}, which holds at no size of {name} (it fails at {at}){also}"
+    else:
+        message = f"{op} needs {cond.equation()}: {sol.describe(name)} (it fails at {at}){also}"
+    return Finding(SHAPE_CONDITION, message, start, end, "info", related=related, node=node)
 
 
 class DimRequirement(Frozen):
     """One dim of a graph input and what one node requires of it."""
 
-    __slots__ = ("input", "dim", "symbol", "requirement", "node")
+    __slots__ = ("input", "dim", "symbol", "requirement", "node", "also")
 
     input: str
     dim: int
     symbol: str
     requirement: str  # `height % 32 must be 0 or 17-31`, or an equation over several dims
     node: Node
+    also: tuple[Node, ...]  # further nodes whose conditions on the dim `requirement` states with the node's
 
     def __init__(
         self,
@@ -251,46 +318,58 @@ class DimRequirement(Frozen):
         symbol: str,
         requirement: str,
         node: Node,
+        also: tuple[Node, ...] = (),
     ) -> None:
         object.__setattr__(self, "input", input)
         object.__setattr__(self, "dim", dim)
         object.__setattr__(self, "symbol", symbol)
         object.__setattr__(self, "requirement", requirement)
         object.__setattr__(self, "node", node)
+        object.__setattr__(self, "also", also)
 
     def __repr__(self) -> str:
         return (
             f"DimRequirement(input={self.input!r}, dim={self.dim!r}, symbol={self.symbol!r}, "
-            f"requirement={self.requirement!r}, node={self.node!r})"
+            f"requirement={self.requirement!r}, node={self.node!r}, also={self.also!r})"
         )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not DimRequirement:
             return NotImplemented
-        mine = (self.input, self.dim, self.symbol, self.requirement, self.node)
-        theirs = (other.input, other.dim, other.symbol, other.requirement, other.node)
+        mine = (self.input, self.dim, self.symbol, self.requirement, self.node, self.also)
+        theirs = (other.input, other.dim, other.symbol, other.requirement, other.node, other.also)
         return mine == theirs
 
     def __hash__(self) -> int:
-        return hash((self.input, self.dim, self.symbol, self.requirement, self.node))
+        return hash((self.input, self.dim, self.symbol, self.requirement, self.node, self.also))
 
 
 def input_requirements(refiner: ShapeRefiner) -> list[DimRequirement]:
     """What the nodes require of each graph input dim (for hovers and `graphlsp shapes`), in input order."""
     out: list[DimRequirement] = []
     for contract in contracts(refiner).values():
+        stated: list[tuple[str, Node, tuple[Node, ...]]] = []
+        joint: tuple[Solution, Node, tuple[Node, ...]] | None = None  # the conditions on one dim: their intersection
         for node, cond, sol in contract.requirements:
             names = sorted(cond.symbols())
             if sol is not None:
-                text = sol.describe(contract.symbol)
+                both = joint[0].intersection(sol) if joint is not None else sol
+                if both is not None and joint is not None:
+                    joint = (both, joint[1], (*joint[2], node))
+                elif joint is None:
+                    joint = (sol, node, ())
+                else:
+                    stated.append((sol.describe(contract.symbol), node, ()))
             elif len(names) > 1 and witness(cond, tuple(names)) is not None:
-                text = cond.equation()
-            else:
-                continue
+                stated.append((cond.equation(), node, ()))
+        if joint is not None:
+            stated.insert(0, (joint[0].describe(contract.symbol), joint[1], joint[2]))
+        for text, node, also in stated:
             for value, i in contract.places:
                 dm = value.type.dims[i] if value.type is not None and value.type.dims is not None else None
                 if isinstance(dm, str):
-                    out.append(DimRequirement(value.name, i, dm, text, node))
+                    out.append(DimRequirement(value.name, i, dm, text, node,
+                                              tuple(n for n in dict.fromkeys(also) if n is not node)))  # fmt: skip
     order = {v.name: k for k, v in enumerate(refiner.model.graph.inputs)} if refiner.model.graph else {}
     out.sort(key=lambda r: (order.get(r.input, 0), r.dim))
     return out

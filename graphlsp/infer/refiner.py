@@ -101,6 +101,9 @@ class ShapeRefiner:
         self.conditions: dict[Node, list[Condition]] = {}
         # declared dims (value infos, graph outputs) that inference finds as other expressions: (dim, ours, theirs)
         self.declared_conditions: dict[Value, tuple[ValueInfo, list[tuple[int, d.Dim, d.Dim]]]] = {}
+        # branch outputs whose declaration inference contradicts, with the producer's context (an If keeps the
+        # finding only when every branch contradicts it: see ops/controlflow.py)
+        self.contradicted: dict[Value, InferenceContext] = {}
         self.touched: set[Node] | None = None  # when a layer above sets it: the nodes inferred since it last looked
         self.symbols_memo: tuple[tuple[Value, ...], dict[str, list[tuple[Value, int]]]] | None = None  # contracts'
         # what layers above keep across edits for as long as this refiner lives, by layer (a module-level map keyed by
@@ -179,6 +182,21 @@ class ShapeRefiner:
             for out in node.outputs:
                 if out is not None:
                     self.values.pop(out, None)
+                    self.contradicted.pop(out, None)
+
+    def contradicts_declaration(self, value: Value) -> bool:
+        """Whether inference contradicts the declared type of `value` (GL315 on its producer)."""
+        return value in self.contradicted
+
+    def withdraw_contradiction(self, value: Value) -> None:
+        """Drop the GL315 of `value`'s declaration from its producer's findings (a branch that need not be taken)."""
+        ctx = self.contradicted.pop(value, None)
+        if ctx is None:
+            return
+        detail = f"output {value.name}"
+        ctx.problems[:] = [p for p in ctx.problems if not (p.code == "GL315" and p.detail == detail)]
+        if not ctx.problems:
+            self.problem_nodes.pop(ctx.node, None)
 
     def _position(self, node: Node) -> int:
         order = self._order.get(node.graph)
@@ -358,6 +376,7 @@ class ShapeRefiner:
         [0, ...]; onnx's Expand tests declare [1, 3, 1] for a shape given at run time)."""
         declared, info = self.declared[value]
         self.declared_conditions.pop(value, None)
+        self.contradicted.pop(value, None)
         try:
             got.type = _claimed(got.type, declared)
             pairs = _symbolic_pairs(got.type, declared)
@@ -377,6 +396,8 @@ class ShapeRefiner:
                 [(f"{op} produces it here", self.anchor(op_span))] if op_span is not None else [],
                 "error" if output else "warning", f"output {value.name}",
             ))  # fmt: skip
+            if output and value.graph.owner is not None:
+                self.contradicted[value] = ctx
 
     def _bind(self, attrs: dict[str, Any]) -> dict[str, Any]:
         bound = self._bindings[-1]

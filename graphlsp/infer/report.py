@@ -19,6 +19,7 @@ class ValueShape:
     col: int | None
     node: str | None = None  # the producing node's name, in a model without text
     graph: str = ""  # the path of the graph the value is in (`main`, `main/If_0.then_branch`)
+    kind: str = ""  # the value's: "input", "initializer", "node" (Value.kind)
 
     def to_json(self) -> dict[str, object]:
         ty = self.type
@@ -31,6 +32,8 @@ class ValueShape:
                                   "type": type_str(ty), "line": self.line, "col": self.col}  # fmt: skip
         if self.node is not None:
             out["node"] = self.node
+        if self.kind:
+            out["kind"] = self.kind
         return out
 
 
@@ -51,12 +54,13 @@ def value_shapes(model: Model, refiner: ShapeRefiner,
                 p = value.producer
                 out.append(ValueShape(value.name, refiner.type_of(value), None, None,
                                       (p.name or f"{p.op_type}_{p.index}") if p is not None else None,
-                                      graph.path))  # fmt: skip
+                                      graph.path, value.kind))  # fmt: skip
                 continue
             if value.span is None:
                 continue
             line, col = position(value.span[0])
-            out.append(ValueShape(value.name, refiner.type_of(value), line + 1, col + 1, graph=graph.path))
+            out.append(ValueShape(value.name, refiner.type_of(value), line + 1, col + 1, graph=graph.path,
+                                  kind=value.kind))  # fmt: skip
     if position is not None:
         out.sort(key=lambda v: (v.line or 0, v.col or 0))
     return out

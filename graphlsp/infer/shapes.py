@@ -62,6 +62,14 @@ class Unifier:
         if a is not None and b is not None:
             self.conditions.append(Condition(a, b, broadcast, at_most))
 
+    def require_any(self, alternatives: list[Condition]) -> None:
+        """Note that the shapes hold only when one of the relations does (an op library's `require A or B`)."""
+        if len(alternatives) == 1:
+            self.conditions.append(alternatives[0])
+        elif alternatives:
+            first, *rest = alternatives
+            self.conditions.append(Condition(first.a, first.b, first.broadcast, first.at_most, tuple(rest)))
+
     def canonical(self, x: Dim) -> Dim:
         return self.find(x) if isinstance(x, Expr) else x
 

@@ -11,19 +11,17 @@
     dims = { batch = 8 }                    # sizes of input dims (dim_params) to check the model at
     input-shapes = { images = [1, 3, 640, 640] }  # whole input shapes to check the model at
     targets = ["onnxruntime:cpu"]           # where the model must load (GL7xx): onnxruntime:cpu, :cuda, :dml
+    path-map = { "/build/src" = "src" }     # an exporter's Python paths -> folders here (inside this project)
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from graphlsp.infer.sizes import InputSizes, from_config
 from graphlsp.lint.rules import RULES
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 SEVERITIES = ("error", "warning", "info", "hint")
 CONFIG_BYTES = 16 << 20  # a config file larger than this is refused
@@ -38,7 +36,7 @@ class Settings:
     """The `[tool.graphlsp]` settings of a project (the defaults when it has none), as a check uses them."""
 
     __slots__ = ("select", "ignore", "severity", "per_file_ignores", "fold_size_cap", "inlay_hints", "root", "source",
-                 "op_libraries", "sizes", "targets")
+                 "op_libraries", "sizes", "targets", "path_map")
 
     select: list[str]
     ignore: list[str]
@@ -51,6 +49,7 @@ class Settings:
     op_libraries: list[str]  # the library files `op-libraries` names, resolved
     sizes: InputSizes  # `dims` and `input-shapes`: inference runs at these
     targets: list[str]  # runtimes the model must load on
+    path_map: dict[str, str]  # `path-map`: a Python path prefix an exporter wrote -> an absolute folder here
 
     def __init__(
         self,
@@ -65,6 +64,7 @@ class Settings:
         op_libraries: list[str] | None = None,
         sizes: InputSizes | None = None,
         targets: list[str] | None = None,
+        path_map: dict[str, str] | None = None,
     ) -> None:
         self.select = [] if select is None else select
         self.ignore = [] if ignore is None else ignore
@@ -77,22 +77,25 @@ class Settings:
         self.op_libraries = [] if op_libraries is None else op_libraries
         self.sizes = InputSizes() if sizes is None else sizes
         self.targets = list(DEFAULT_TARGETS) if targets is None else targets
+        self.path_map = {} if path_map is None else path_map
 
     def __repr__(self) -> str:
         return (
             f"Settings(select={self.select!r}, ignore={self.ignore!r}, severity={self.severity!r}, "
             f"per_file_ignores={self.per_file_ignores!r}, fold_size_cap={self.fold_size_cap!r}, "
             f"inlay_hints={self.inlay_hints!r}, root={self.root!r}, source={self.source!r}, "
-            f"op_libraries={self.op_libraries!r}, sizes={self.sizes!r}, targets={self.targets!r})"
+            f"op_libraries={self.op_libraries!r}, sizes={self.sizes!r}, targets={self.targets!r}, "
+            f"path_map={self.path_map!r})"
         )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not Settings:
             return NotImplemented
         mine = (self.select, self.ignore, self.severity, self.per_file_ignores, self.fold_size_cap, self.inlay_hints,
-                self.root, self.source, self.op_libraries, self.sizes, self.targets)
+                self.root, self.source, self.op_libraries, self.sizes, self.targets, self.path_map)
         theirs = (other.select, other.ignore, other.severity, other.per_file_ignores, other.fold_size_cap,
-                  other.inlay_hints, other.root, other.source, other.op_libraries, other.sizes, other.targets)
+                  other.inlay_hints, other.root, other.source, other.op_libraries, other.sizes, other.targets,
+                  other.path_map)
         return mine == theirs
 
     def __getstate__(self) -> dict[str, Any]:
@@ -129,7 +132,8 @@ class Settings:
     def key(self) -> str:
         """What the result cache must depend on."""
         return repr((self.select, self.ignore, sorted(self.severity.items()), sorted(self.per_file_ignores.items()),
-                     self.fold_size_cap, _digest(self.op_libraries), self.sizes, self.targets))  # fmt: skip
+                     self.fold_size_cap, _digest(self.op_libraries), self.sizes, self.targets,
+                     sorted(self.path_map.items())))  # fmt: skip
 
 
 def _relative(path: str, root: str | None) -> str:
@@ -149,11 +153,13 @@ def _relative(path: str, root: str | None) -> str:
 def _digest(paths: list[str]) -> str:
     import hashlib  # 2 ms of imports, for a config that names op libraries
 
+    from graphlsp.files import read_regular
+
     h = hashlib.sha256()
     for p in paths:
         h.update(p.encode())
-        with contextlib.suppress(OSError), open(p, "rb") as f:
-            h.update(f.read())
+        with contextlib.suppress(OSError):
+            h.update(read_regular(p))
     return h.hexdigest()[:16] if paths else ""
 
 
@@ -186,39 +192,43 @@ def _check_codes(s: Settings, source: str) -> None:
         check_rules(codes, f"{source}: per-file-ignores '{pattern}'")
 
 
-def _op_libraries(value: Any, root: str | None, source: str) -> list[str]:
-    """`op-libraries`: paths and globs relative to the config file's folder; each must name a file."""
-    from pathlib import Path  # for the globs: a project that names op libraries
+def _op_libraries(value: Any, root: str | None, source: str, confined: bool = True) -> list[str]:
+    """`op-libraries`: paths and globs relative to the config file's folder; each must name a file. A project's
+    config (`confined`) names files inside its folder only (graphlsp/lint/project_paths.py)."""
+    from graphlsp.lint.project_paths import PathProblem, expand
 
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
         raise ConfigError(f"{source}: op-libraries must be a list of paths or glob patterns of .onnxop files")
-    base = Path(root) if root is not None else Path.cwd()
+    try:
+        found = expand(value, root if root is not None else os.getcwd(), confined)
+    except PathProblem as e:
+        raise ConfigError(f"{source}: op-libraries: {e}") from None
     out: list[str] = []
     for pattern in value:
-        if any(ch in pattern for ch in "*?["):
-            found = sorted(str(p) for p in _glob(base, pattern, source) if p.is_file())
-            if not found:
+        files = found[pattern]
+        if "*" in pattern or "?" in pattern or "[" in pattern:
+            if not files:
                 raise ConfigError(f"{source}: op-libraries: '{pattern}' matches no file")
-            out += found
-        else:
-            p = Path(pattern) if Path(pattern).is_absolute() else base / pattern
-            if not p.is_file():
-                raise ConfigError(f"{source}: op-libraries: '{pattern}' is not a file")
-            out.append(str(p))
+        elif not os.path.isfile(files[0]):
+            raise ConfigError(f"{source}: op-libraries: '{pattern}' is not a file")
+        for path in files:
+            _a_library(path, pattern, source)
+        out += files
     return list(dict.fromkeys(out))
 
 
-def _glob(base: Path, pattern: str, source: str) -> list[Path]:
-    """The files a glob names, relative to `base` unless absolute (Path.glob takes relative patterns only)."""
-    from pathlib import Path
+def _a_library(path: str, pattern: str, source: str) -> None:
+    """A file `op-libraries` names is an op library (a regular file, not of /proc, that starts as one): else a
+    config error that quotes nothing of it (its syntax errors would print its lines)."""
+    from graphlsp.files import read_regular
+    from graphlsp.source import HEAD_BYTES, not_model_problem
 
-    p = Path(pattern)
-    if p.is_absolute():
-        base, pattern = Path(p.anchor), str(p.relative_to(p.anchor))
     try:
-        return list(base.glob(pattern))
-    except (ValueError, NotImplementedError, OSError) as e:
-        raise ConfigError(f"{source}: op-libraries: '{pattern}' is not a usable glob pattern ({e})") from None
+        problem = not_model_problem(read_regular(path)[:HEAD_BYTES], library=True)
+    except OSError as e:
+        raise ConfigError(f"{source}: op-libraries: '{pattern}': {path}: {e.strerror or e}") from None
+    if problem is not None:
+        raise ConfigError(f"{source}: op-libraries: '{pattern}': {path}: {problem}")
 
 
 def _use_libraries(paths: list[str], source: str) -> None:
@@ -239,13 +249,20 @@ def _strings(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(x, str) for x in value)
 
 
-def _validate(raw: dict[str, Any], source: str, root: str | None = None) -> Settings:
+def _validate(raw: dict[str, Any], source: str, root: str | None = None, confined: bool = True) -> Settings:
     s = Settings(source=source)
     known = {"select", "ignore", "severity", "per-file-ignores", "fold-size-cap", "inlay-hints", "op-libraries",
-             "dims", "input-shapes", "targets"}
+             "dims", "input-shapes", "targets", "path-map"}
     unknown = set(raw) - known
     if unknown:
-        raise ConfigError(f"{source}: unknown setting(s) {', '.join(sorted(unknown))}")
+        import difflib
+
+        def near(key: str) -> str:
+            close = difflib.get_close_matches(key.replace("_", "-").lower(), sorted(known), n=1, cutoff=0.6)
+            return f"'{key}' (did you mean '{close[0]}'?)" if close else f"'{key}'"
+
+        raise ConfigError(f"{source}: unknown setting{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(near(k) for k in sorted(unknown))}; the settings are {', '.join(sorted(known))}")
     for key in ("select", "ignore"):
         value = raw.get(key, [])
         if not _strings(value):
@@ -259,6 +276,14 @@ def _validate(raw: dict[str, Any], source: str, root: str | None = None) -> Sett
     if not isinstance(pfi, dict) or not all(_strings(v) for v in pfi.values()):
         raise ConfigError(f"{source}: per-file-ignores maps glob patterns to lists of codes")
     s.per_file_ignores = dict(pfi)
+    if confined:  # a project's patterns match paths inside it
+        from graphlsp.lint.project_paths import PathProblem, confined_parts
+
+        for pattern in pfi:
+            try:
+                confined_parts(pattern)
+            except PathProblem as e:
+                raise ConfigError(f"{source}: per-file-ignores: {e}") from None
     cap = raw.get("fold-size-cap", s.fold_size_cap)
     if not isinstance(cap, int) or isinstance(cap, bool) or cap < 0:
         raise ConfigError(f"{source}: fold-size-cap must be a non-negative integer (bytes)")
@@ -270,16 +295,40 @@ def _validate(raw: dict[str, Any], source: str, root: str | None = None) -> Sett
         raise ConfigError(str(e)) from None
     s.targets = validate_targets(raw.get("targets", list(DEFAULT_TARGETS)), source)
     s.root = root
+    s.path_map = validate_path_map(raw.get("path-map", {}), root, source, anywhere=not confined)
     _check_codes(s, source)
     if "op-libraries" in raw:
-        s.op_libraries = _op_libraries(raw["op-libraries"], root, source)
+        s.op_libraries = _op_libraries(raw["op-libraries"], root, source, confined)
         _use_libraries(s.op_libraries, source)
     return s
 
 
-def validate_targets(value: Any, source: str) -> list[str]:
+def validate_path_map(value: Any, root: str | None, source: str, anywhere: bool = False) -> dict[str, str]:
+    """`path-map`: a table of an exporter's path prefixes (`/build/src`) to folders here, relative to the config's
+    folder. A project's config may map only into its own folder (graphlsp reads the mapped files' lines; a
+    repository must not make it read elsewhere); the user's own config (`anywhere`) may map anywhere."""
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) and k and v
+                                              for k, v in value.items()):  # fmt: skip
+        raise ConfigError(f"{source}: path-map must be a table of path prefixes to folders, like "
+                          '{ "/build/src" = "src" }')  # fmt: skip
+    base = os.path.realpath(root) if root is not None else os.getcwd()
+    out = {}
+    for prefix, folder in value.items():
+        if "\0" in prefix or "\0" in folder:
+            raise ConfigError(f"{source}: path-map: a path with a NUL character")
+        target = os.path.realpath(os.path.join(base, os.path.expanduser(folder) if anywhere else folder))
+        if not anywhere and target != base and not target.startswith(base.rstrip(os.sep) + os.sep):
+            raise ConfigError(f"{source}: path-map: '{folder}' leaves the project's folder ({base}); a project may "
+                              "map only into its own files")  # fmt: skip
+        if not os.path.isdir(target):
+            raise ConfigError(f"{source}: path-map: '{folder}' is not a folder")
+        out[prefix] = target
+    return out
+
+
+def validate_targets(value: Any, source: str, key: str = "targets: ") -> list[str]:
     """`targets`: runtime:provider names the kernel tables know (checked here, the tables read only when a model
-    is checked)."""
+    is checked). `key`: what names the setting after `source` in a message (nothing for `--target`)."""
     from graphlsp.runtime.kernels import TargetError, known_target
 
     if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
@@ -289,7 +338,7 @@ def validate_targets(value: Any, source: str) -> list[str]:
         try:
             out.append(known_target(spec))
         except TargetError as e:
-            raise ConfigError(f"{source}: targets: {e}") from None
+            raise ConfigError(f"{source}: {key}{e}") from None
     return list(dict.fromkeys(out))
 
 
@@ -307,14 +356,18 @@ def from_editor(base: Settings, options: dict[str, Any] | None) -> Settings:
         "dims": options.get("dims", base.sizes.dim_map()),
         "input-shapes": options.get("inputShapes", {k: list(v) for k, v in base.sizes.shapes}),
         "targets": options.get("targets", base.targets),
+        "path-map": options.get("pathMap", base.path_map),
     }
+    # a workspace's settings are the repository's (docs/security.md): its rule, like the project's config
     s = _validate(raw, "editor settings", base.root)
     s.op_libraries = base.op_libraries
     return s
 
 
-def load_settings(start: str | os.PathLike[str]) -> Settings:
-    """The settings for files under `start`: the nearest graphlsp.toml or pyproject.toml with [tool.graphlsp]."""
+def load_settings(start: str | os.PathLike[str], user: bool = False) -> Settings:
+    """The settings for files under `start`: the nearest graphlsp.toml or pyproject.toml with [tool.graphlsp].
+    A project's config names files inside its folder only; `user`: the config is the user's own (`--config`),
+    whose paths may lead anywhere (docs/security.md)."""
     # os.path, not pathlib: a symlink loop, a name too long or with a NUL is a file that cannot be read, not an error
     try:
         here = os.path.realpath(start)
@@ -329,7 +382,7 @@ def load_settings(start: str | os.PathLike[str]) -> Settings:
         parent = os.path.dirname(folder)
         own = os.path.join(folder, "graphlsp.toml")
         if os.path.isfile(own):
-            return _validate(_read(own), own, folder)
+            return _validate(_read(own), own, folder, not user)
         py = os.path.join(folder, "pyproject.toml")
         if os.path.isfile(py):
             tool = _read(py).get("tool", {})
@@ -337,7 +390,7 @@ def load_settings(start: str | os.PathLike[str]) -> Settings:
                 raise ConfigError(f"{py}: `tool` must be a table ([tool.graphlsp] holds graphlsp's settings)")
             table = tool.get("graphlsp")
             if isinstance(table, dict):
-                return _validate(table, f"{py} [tool.graphlsp]", folder)
+                return _validate(table, f"{py} [tool.graphlsp]", folder, not user)
             if table is not None:
                 raise ConfigError(f"{py}: tool.graphlsp must be a table of settings")
     return Settings()

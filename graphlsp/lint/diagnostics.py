@@ -204,18 +204,45 @@ def collect_binary(analysis: ModelAnalysis, path: str, settings: Settings | None
     node makes its message and excerpt when they are first read."""
     out: list[Diagnostic] = []
     extra = deployment_findings(analysis, path, settings) if settings is not None else []
+    sources = None
     for f in [*analysis.findings(), *extra]:
         r = rule(f.code)
         if f.node is not None:
             d: Diagnostic = _Deferred.of(path, f.severity or r.severity, r.name, f, f.node)
             _locate(d, f.node)
+            if f.node.origin.metadata:  # the exporter says which Python line made the node
+                if sources is None:
+                    sources = python_sources(settings)
+                d.related = python_related(f.node, sources)
         else:
             d = Diagnostic(path, None, None, None, None, f.severity or r.severity, f.code, r.name, f.message,
                            detail=f.detail)  # fmt: skip
             if analysis.model.graph is not None:
                 d.graph = analysis.model.graph.path
+            if f.cause is not None and f.cause.origin.metadata:
+                if sources is None:
+                    sources = python_sources(settings)
+                d.related = python_related(f.cause, sources)
         out.append(d)
     return out
+
+
+def python_sources(settings: Settings | None, roots: list[str] | None = None) -> Any:
+    """Where a node's Python files are looked for (`graphlsp.provenance.locate.Sources`): the workspace (`roots`,
+    else the settings' folder, else the working directory) and the settings' `path-map`."""
+    import os
+
+    from graphlsp.provenance.locate import Sources
+
+    root = settings.root if settings is not None else None
+    return Sources(roots or [root or os.getcwd()], settings.path_map if settings is not None else {})
+
+
+def python_related(node: Node, sources: Any) -> list[dict[str, Any]]:
+    """A binary node's related information: the Python line that made it (graphlsp.provenance)."""
+    from graphlsp.provenance.describe import related
+
+    return related(node, sources)
 
 
 EXCERPT = 200  # characters: the most of a source line or node any output echoes

@@ -196,9 +196,11 @@ DOCS: dict[str, RuleDoc] = {
     "GL315": RuleDoc(
         "A declared type (graph output, value info) that contradicts inference misleads every tool reading it. "
         "A graph output's is an error (the graph's interface is wrong); a value_info entry's a warning (runtimes "
-        "recompute value_info, so the model still runs).",
+        "recompute value_info, so the model still runs). In a binary model, the value_info entries inference "
+        "contradicts are one finding (how many, the first few): an exporter's annotations.",
         H + "g (float[2, 3] x) => (float[3, 2] y) {\n  y = Relu (x)\n}\n",
-        "Declare the inferred type (quick fix) or fix the producer.",
+        "Declare the inferred type (quick fix) or fix the producer; in a binary, `check --fix` removes the "
+        "contradicted value_info entries.",
     ),
     "GL316": RuleDoc(
         "graphlsp has no shape rule for the op, so its outputs and everything after are of unknown shape. Most "
@@ -214,15 +216,17 @@ DOCS: dict[str, RuleDoc] = {
     "GL320": RuleDoc(
         "A dim the model declares dynamic, which the graph accepts only at some sizes: the node's rule holds only "
         "when an equation between expressions of that dim does, and graphlsp proves which sizes satisfy it (over "
-        "one full period of the floors in it, never by trying sizes). At any other size the runtime fails at "
-        "this node. Typical: a detector whose upsampled branch is concatenated with a skip connection (the height "
-        "must be a multiple of the total stride), a position table that bounds the sequence length, a Reshape "
-        "target traced as a constant.",
-        H + "g (float[N, 8] x) => (float[1, 8] y) {\n  shape = Constant <value = int64[2] {1, 8}> ()\n"
-        "  y = Reshape (x, shape)\n}\n",
-        "Feed only the sizes the message names, and declare them (a fixed dim, or a name that says it); or export "
-        "again with the dim truly dynamic (torch: compute the shape from `x.shape` rather than a Python int). "
-        "`graphlsp check --dim N=2 FILE` shows the error the runtime would give at that size.",
+        "one full period of the floors in it, never by trying sizes). The message names sizes at which the "
+        "runtime fails at this node while every node before it runs; a condition that an earlier one implies is "
+        "listed on the earlier one. Typical: a detector whose upsampled branch is concatenated with a skip "
+        "connection (the height must be a multiple of the total stride), a position table that bounds the "
+        "sequence length, a ViT's fixed patch grid. Information: a fact of the model's contract (shown in the "
+        "input's hover and `graphlsp shapes`), and an error once `--dim` binds a size past it; a dim that only one "
+        "size fits is GL321 instead.",
+        H + "g (float[N, 8] x, float[4, 8] table) => (float[?, 8] y) {\n  y = Add (x, table)\n}\n",
+        "Feed only the sizes the message allows, and say so in the dim's name or the model's documentation; or "
+        "export again with a larger table or the dim truly dynamic. `graphlsp check --dim N=2 FILE` shows the "
+        "error the runtime would give at that size.",
     ),
     "GL321": RuleDoc(
         "The model declares the dim dynamic (a dim_param), but a node accepts only one size: the declaration "

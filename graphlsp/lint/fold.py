@@ -174,10 +174,17 @@ def _deletion(text: str, node: Node) -> Edit:
 
 
 def apply(text: str, edits: list[Edit]) -> str:
-    out = text
-    for s, e, new in sorted(edits, key=lambda x: (x[0], x[1]), reverse=True):
-        out = out[:s] + new + out[e:]
-    return out
+    """The text with the edits made (each a span of the original text and what replaces it; spans do not overlap),
+    in one pass: a copy of the whole text per edit was a twentieth of gpt_L24's fold."""
+    pieces: list[str] = []
+    at = 0
+    for s, e, new in sorted(edits, key=lambda x: (x[0], x[1])):
+        if s < at:
+            raise ValueError(f"edits overlap at offset {s}")
+        pieces += (text[at:s], new)
+        at = e
+    pieces.append(text[at:])
+    return "".join(pieces)
 
 
 @dataclass(slots=True)

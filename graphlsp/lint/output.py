@@ -86,11 +86,48 @@ class Group:
         if not self.rest:
             return ""
         noun = _GROUP_NOUNS.get(self.first.code) if self._same_message() else None
-        members = [self.first, *self.rest] if noun else self.rest
-        places = [_place(d) for d in members[:_SHOWN_PLACES]]
-        more = ", …" if len(members) > _SHOWN_PLACES else ""
-        head = f"{len(members)} {noun}" if noun else f"and {len(self.rest)} more like it"
-        return f"{head}: {', '.join(places)}{more}"
+        if noun:
+            members = [self.first, *self.rest]
+            places = [_place(d) for d in members[:_SHOWN_PLACES]]
+            more = ", …" if len(members) > _SHOWN_PLACES else ""
+            return f"{len(members)} {noun}: {', '.join(places)}{more}"
+        return f"and {len(self.rest)} more like it: {self._places()}"
+
+    def _places(self) -> str:
+        """Each place of the rest once, in order, with what tells its findings apart where that is not the place
+        alone (another output or dim of one node, or of the headline's node: `here`)."""
+        own = _place(self.first)
+        at: dict[str, list[Diagnostic]] = {}
+        for d in self.rest:
+            at.setdefault(_place(d), []).append(d)
+        shown = []
+        for place, xs in at.items():
+            if place == own:
+                named = [x for x in dict.fromkeys(_difference(d, self.first) for d in xs) if x]
+                shown.append(f"{', '.join(named)} here" if named else "again here")
+                continue
+            # several at one place: each told from another of them
+            if len(xs) == 1:
+                shown.append(place)
+                continue
+            named = [x for x in dict.fromkeys(_difference(d, xs[1 if k == 0 else 0]) for k, d in enumerate(xs)) if x]
+            shown.append(f"{place}: {', '.join(named)}" if named else place)
+        sep = "; " if any(": " in x or x.endswith(" here") for x in shown[:_SHOWN_PLACES]) else ", "
+        return sep.join(shown[:_SHOWN_PLACES]) + (f"{sep.strip()} …" if len(shown) > _SHOWN_PLACES else "")
+
+
+_WORD = re.compile(r"[A-Za-z_][\w.]*")
+
+
+def _difference(d: Diagnostic, first: Diagnostic) -> str:
+    """What tells a finding apart from the headline's at one place: its output (the detail), else the first name
+    its message has where the headline's has another (`width` where it says `height`)."""
+    if d.detail and d.node_index is not None and d.detail != first.detail:
+        return d.detail
+    for mine, theirs in zip(_WORD.findall(d.message), _WORD.findall(first.message), strict=False):
+        if mine != theirs:
+            return mine
+    return ""
 
 
 def _place(d: Diagnostic) -> str:
@@ -192,6 +229,7 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
                     snippet.append(f"  | {tint}{caret}{_RESET}" if colour else f"  | {caret}")
             if d.detail and d.node_index is not None:
                 snippet.append(f"  = {_clip(d.detail, EXCERPT)}")
+            snippet += [f"  = {_clip(line, EXCERPT * 2)}" for line in python_lines(d)]
             out += [*snippet, *tail] if snippet or note else []
             continue
         lines = split.get(d.file)
@@ -212,6 +250,36 @@ def format_full(diagnostics: Iterable[Diagnostic], sources: dict[str, str], colo
         elif note:
             out += tail
     return "\n".join(out) + ("\n" if out else "")
+
+
+def python_lines(d: Diagnostic) -> list[str]:
+    """`made by `model.py:12` `code`` at `src/model.py:12`: the Python lines a binary model's finding was made by
+    (its related information with a `file`, graphlsp.provenance)."""
+    out = []
+    for r in d.related:
+        if "origin" not in r:
+            continue
+        where = _shown_path(r["file"]) if r.get("file") else r["origin"]
+        out.append(f"{r['message']} at {where}:{r['line']}")
+    return out
+
+
+def _shown_path(path: str) -> str:
+    """A path relative to the working directory when it lies under it, else as it is."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if rel.startswith("..") else rel
+
+
+def _in_repository(path: str) -> str | None:
+    """The path relative to the working directory (the repository a CI job checks), None when outside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return None
+    return None if rel == ".." or rel.startswith(".." + os.sep) else rel.replace(os.sep, "/")
 
 
 def format_json(diagnostics: Iterable[Diagnostic]) -> str:
@@ -247,6 +315,19 @@ def _logical(d: Diagnostic) -> list[dict[str, object]]:
             props["op"] = d.op
         return [{"name": who, "fullyQualifiedName": f"{d.graph}/{who}", "kind": "member", "properties": props}]
     return [{"name": d.graph, "fullyQualifiedName": d.graph, "kind": "function"}]
+
+
+def _sarif_related(i: int, r: dict[str, object]) -> dict[str, object]:
+    path = str(r["file"])
+    rel = _in_repository(path)
+    if rel is not None:
+        artifact: dict[str, object] = {"uri": quote(rel), "uriBaseId": "%SRCROOT%"}
+    else:
+        from pathlib import Path
+
+        artifact = {"uri": Path(path).as_uri()}
+    return {"id": i, "message": {"text": r["message"]},
+            "physicalLocation": {"artifactLocation": artifact, "region": {"startLine": r["line"]}}}  # fmt: skip
 
 
 def format_sarif(diagnostics: Iterable[Diagnostic]) -> str:
@@ -295,6 +376,9 @@ def format_sarif(diagnostics: Iterable[Diagnostic]) -> str:
         }
         if d.detail:
             result["properties"] = {"detail": d.detail}
+        python = [r for r in d.related if r.get("file")]
+        if python:  # the Python lines that made the node (graphlsp.provenance)
+            result["relatedLocations"] = [_sarif_related(i, r) for i, r in enumerate(python)]
         results.append(result)
     from pathlib import Path
 
@@ -339,6 +423,12 @@ def format_github(diagnostics: Iterable[Diagnostic]) -> str:
                 message += f" ({note})"
             props = f"file={_escape_property(d.file)},title={_escape_property(title)}"
             out.append(f"::{level} {props}::{_escape_data(message)}\n")
+            for r in d.related:  # the Python line that made the node, when the repository has the file
+                rel = _in_repository(r["file"]) if r.get("file") else None
+                if rel is not None:
+                    where = f"{d.code} ({_shown_path(d.file)}: {place or 'the model'})"
+                    props = f"file={_escape_property(rel)},line={r['line']},title={_escape_property(where)}"
+                    out.append(f"::{level} {props}::{_escape_data(message)}\n")
             continue
         props = (f"file={_escape_property(d.file)},line={d.line},col={d.col},endLine={d.end_line},"
                  f"endColumn={d.end_col},title={_escape_property(d.code)}")  # fmt: skip
@@ -350,8 +440,11 @@ def format_github(diagnostics: Iterable[Diagnostic]) -> str:
 def summary(diagnostics: list[Diagnostic], files: int) -> str:
     """`Found 3 errors, 1 warning in 2 files.`, or `All checks passed (2 files).`"""
     counts: dict[str, int] = {}
-    for d in diagnostics:
-        counts[d.severity] = counts.get(d.severity, 0) + 1
+    for g in group(diagnostics):
+        d = g.first
+        # a file-level cause (52 tensors of one missing data file) is shown as one finding and counted as one
+        n = 1 if g.rest and g.where() == d.file else 1 + len(g.rest)
+        counts[d.severity] = counts.get(d.severity, 0) + n
     if not diagnostics:
         return f"All checks passed ({files} file{'s' if files != 1 else ''})."
     order = ["error", "warning", "info", "hint"]

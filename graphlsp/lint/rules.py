@@ -112,8 +112,8 @@ RULES: dict[str, Rule] = {
         Rule("GL316", "no-shape-inference", "info", "graphlsp has no shape rule for this op, or no schema and "
              "no op library declares it (a custom domain); its outputs are of unknown shape."),
         Rule("GL317", "shape-error", "error", "Another shape or type inconsistency."),
-        Rule("GL320", "shape-condition", "warning", "A node whose shapes agree only at some sizes of an input dim "
-             "(a multiple of 32, at most 128, exactly 1)."),
+        Rule("GL320", "shape-condition", "info", "A node whose shapes agree only at some sizes of an input dim "
+             "(a multiple of 32, at most 128), with sizes at which it fails."),
         Rule("GL321", "fixed-dynamic-dim", "warning", "An input dim declared dynamic that a node fixes to one "
              "size."),
         Rule("GL399", "inference-internal-error", "warning", "A shape rule failed inside graphlsp (a bug)."),

@@ -1,7 +1,8 @@
 """`graphlsp check` over many files: settings, suppressions, safe fixes, a process pool and a result cache.
 
 The cache is keyed by the file's content, graphlsp's version and the settings, so an unchanged file is not
-analysed again; it lives in `.graphlsp_cache/` next to the config file (or in the working directory).
+analysed again; it lives in `.graphlsp_cache/` next to the config file (or in the working directory), a folder
+graphlsp creates and never follows when it is a link (docs/security.md).
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from graphlsp.files import read_regular
 from graphlsp.lint.config import Settings
 from graphlsp.lint.diagnostics import Diagnostic, collect_analysis, collect_deployment
 from graphlsp.lint.rules import rule
+from graphlsp.source import is_binary
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
-    from pathlib import Path
 
     from graphlsp.analysis import Analysis
+    from graphlsp.graph.core import Model
+    from graphlsp.infer.sizes import SizeProblem
     from graphlsp.oplib.query import OpDocument
 
 MAX_FIX_ROUNDS = 8
@@ -33,7 +36,7 @@ class FileResult:
     """What checking one file gave: its diagnostics, and with `--fix` / `--diff` the fixed text or model."""
 
     __slots__ = ("path", "diagnostics", "text", "binary", "error", "fixed_text", "fixed_bytes", "fixes", "hidden_fixes",
-                 "cached")
+                 "cached", "size_problems")
 
     path: str
     diagnostics: list[Diagnostic]
@@ -45,6 +48,7 @@ class FileResult:
     fixes: int
     hidden_fixes: int  # unsafe fixes left for `--unsafe-fixes`
     cached: bool
+    size_problems: list[SizeProblem]  # given sizes (`--dim`, `dims`) the model contradicts: usage errors
 
     def __init__(
         self,
@@ -58,6 +62,7 @@ class FileResult:
         fixes: int = 0,
         hidden_fixes: int = 0,
         cached: bool = False,
+        size_problems: list[SizeProblem] | None = None,
     ) -> None:
         self.path = path
         self.diagnostics = [] if diagnostics is None else diagnostics
@@ -69,22 +74,23 @@ class FileResult:
         self.fixes = fixes
         self.hidden_fixes = hidden_fixes
         self.cached = cached
+        self.size_problems = [] if size_problems is None else size_problems
 
     def __repr__(self) -> str:
         return (
             f"FileResult(path={self.path!r}, diagnostics={self.diagnostics!r}, text={self.text!r}, "
             f"binary={self.binary!r}, error={self.error!r}, fixed_text={self.fixed_text!r}, "
             f"fixed_bytes={self.fixed_bytes!r}, fixes={self.fixes!r}, hidden_fixes={self.hidden_fixes!r}, "
-            f"cached={self.cached!r})"
+            f"cached={self.cached!r}, size_problems={self.size_problems!r})"
         )
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not FileResult:
             return NotImplemented
         mine = (self.path, self.diagnostics, self.text, self.binary, self.error, self.fixed_text, self.fixed_bytes,
-                self.fixes, self.hidden_fixes, self.cached)
+                self.fixes, self.hidden_fixes, self.cached, self.size_problems)
         theirs = (other.path, other.diagnostics, other.text, other.binary, other.error, other.fixed_text,
-                  other.fixed_bytes, other.fixes, other.hidden_fixes, other.cached)
+                  other.fixed_bytes, other.fixes, other.hidden_fixes, other.cached, other.size_problems)
         return mine == theirs
 
 
@@ -122,18 +128,26 @@ def lint_text(
 
 def lint_binary(path: str, settings: Settings, data: bytes | None = None, folder: str | None = None
                 ) -> list[Diagnostic]:  # fmt: skip
+    """A binary model's diagnostics (`lint_binary_sized` without the size problems)."""
+    return lint_binary_sized(path, settings, data, folder)[0]
+
+
+def lint_binary_sized(path: str, settings: Settings, data: bytes | None = None, folder: str | None = None
+                      ) -> tuple[list[Diagnostic], list[SizeProblem]]:  # fmt: skip
     """A binary model's diagnostics: read straight from its protobuf, located by node. Raises OSError.
 
     With `data` the model is those bytes and `path` only names it: external data is read from `folder` (the
     model's own folder, for the bytes `--fix` is about to write over it); without one (standard input) there is
     no folder to read external data from, which the reader reports."""
     from graphlsp.analysis import ModelAnalysis
-    from graphlsp.binary.read import model_from_proto, read_model
+    from graphlsp.binary.read import EmptyModel, model_from_proto, read_model
     from graphlsp.lint.diagnostics import collect_binary
 
     try:
         if data is None:
             model, findings = read_model(path)
+        elif not data:
+            raise EmptyModel("the file is empty (0 bytes)")
         else:
             from onnx import ModelProto
 
@@ -144,10 +158,19 @@ def lint_binary(path: str, settings: Settings, data: bytes | None = None, folder
         raise
     except Exception as e:  # protobuf's DecodeError, RuntimeError from a malformed message
         r = rule("GL106")
+        why = str(e) if isinstance(e, EmptyModel) else f"{type(e).__name__}: {e}"
         return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
-                           f"cannot load binary ONNX model: {type(e).__name__}: {e}")]  # fmt: skip
+                           f"cannot load binary ONNX model: {why}")], []  # fmt: skip
     analysis = ModelAnalysis(model, findings, settings.fold_size_cap, settings.sizes)
-    return finalize(collect_binary(analysis, path, settings), "", path, settings)
+    return finalize(collect_binary(analysis, path, settings), "", path, settings), _size_problems(model, settings)
+
+
+def _size_problems(model: Model, settings: Settings) -> list[SizeProblem]:
+    if not settings.sizes:
+        return []
+    from graphlsp.infer.sizes import size_problems
+
+    return size_problems(model, settings.sizes)
 
 
 def finalize(diags: list[Diagnostic], text: str, path: str, settings: Settings) -> list[Diagnostic]:
@@ -214,7 +237,7 @@ def _fix(text: str, path: str, settings: Settings, unsafe: bool = False) -> tupl
 def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = False) -> FileResult:
     from graphlsp.source import read_source
 
-    if path.endswith(".onnx"):
+    if is_binary(path):
         try:
             if fix:
                 from graphlsp.lint.binary_fix import fix_binary
@@ -227,9 +250,11 @@ def check_file(path: str, settings: Settings, fix: bool = False, unsafe: bool = 
                     fixed, count = None, 0
                 if fixed is not None:
                     folder = os.path.dirname(os.path.realpath(path))  # the fixed bytes go beside its data
-                    return FileResult(path, lint_binary(path, settings, fixed, folder), binary=True,
-                                      fixed_bytes=fixed, fixes=count)  # fmt: skip
-            return FileResult(path, lint_binary(path, settings), binary=True)
+                    diags, problems = lint_binary_sized(path, settings, fixed, folder)
+                    return FileResult(path, diags, binary=True, fixed_bytes=fixed, fixes=count,
+                                      size_problems=problems)  # fmt: skip
+            diags, problems = lint_binary_sized(path, settings)
+            return FileResult(path, diags, binary=True, size_problems=problems)
         except OSError as e:
             return FileResult(path, error=e.strerror or str(e))
     try:
@@ -266,9 +291,10 @@ def _check_text(path: str, text: str, error: tuple[str, str, int] | None, settin
         fixed, result.fixes, result.hidden_fixes = _fix(text, path, settings, unsafe)
         if fixed != text:
             result.fixed_text = fixed
-        _, result.diagnostics = lint_text(fixed, path, settings, None)
-        return result
-    _, result.diagnostics = lint_text(text, path, settings, error)
+        analysis, result.diagnostics = lint_text(fixed, path, settings, None)
+    else:
+        analysis, result.diagnostics = lint_text(text, path, settings, error)
+    result.size_problems = _size_problems(analysis.model, settings)
     return result
 
 
@@ -277,8 +303,9 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
     name ends in .onnx, else UTF-8 text. Nothing is cached."""
     from graphlsp.source import decode
 
-    if path.endswith(".onnx"):
-        return FileResult(path, lint_binary(path, settings, data), binary=True)
+    if is_binary(path):
+        diags, problems = lint_binary_sized(path, settings, data)
+        return FileResult(path, diags, binary=True, size_problems=problems)
     text, error = decode(data)
     if is_library(path):
         return _check_library(path, text, error, settings)
@@ -289,7 +316,10 @@ def check_stdin(data: bytes, path: str, settings: Settings, fix: bool = False, u
 def _cache_key(data: bytes, settings: Settings) -> str:
     import hashlib  # 2 ms of imports: not for a check without the cache
 
-    h = hashlib.sha256(data)
+    from graphlsp.files import cache_salt
+
+    h = hashlib.sha256(cache_salt())  # a repository's planted entries never match
+    h.update(data)
     h.update(f"\0{__version__}\0{_code_stamp()}\0{settings.key()}\0{_runtime_stamp(bool(settings.targets))}".encode())
     return h.hexdigest()
 
@@ -319,38 +349,44 @@ def _code_stamp() -> str:
     return str(newest)
 
 
-def _cache_dir(settings: Settings) -> Path:
-    from pathlib import Path  # for the results cache only: a check with --no-cache does not import it
-
-    return (Path(settings.root) if settings.root is not None else Path.cwd()) / ".graphlsp_cache"
+def _cache_root(settings: Settings) -> str:
+    return settings.root if settings.root is not None else os.getcwd()
 
 
-def _load_cached(path: str, settings: Settings) -> FileResult | None:
+def _load_cached(path: str, settings: Settings, folder: int | None) -> FileResult | None:
     import json
 
+    from graphlsp.files import read_at
+    from graphlsp.infer.sizes import SizeProblem
     from graphlsp.source import decode
 
+    if folder is None:
+        return None
     try:
         data = read_regular(path)
-        entry = json.loads((_cache_dir(settings) / f"{_cache_key(data, settings)}.json").read_text())
-    except (OSError, ValueError):
+        entry = json.loads(read_at(folder, f"{_cache_key(data, settings)}.json"))
+        diags = [Diagnostic(**{**d, "file": path}) for d in entry["diagnostics"]]
+    except (OSError, ValueError, TypeError, KeyError):
         return None
-    diags = [Diagnostic(**{**d, "file": path}) for d in entry["diagnostics"]]
-    text = "" if path.endswith(".onnx") else decode(data)[0]
-    return FileResult(path, diags, text, path.endswith(".onnx"), cached=True)
+    text = "" if is_binary(path) else decode(data)[0]
+    problems = [SizeProblem(*p) for p in entry.get("sizes", [])] if entry.get("sizes") else []
+    return FileResult(path, diags, text, is_binary(path), cached=True, size_problems=problems)
 
 
-def _store(result: FileResult, settings: Settings) -> None:
+def _store(result: FileResult, settings: Settings, folder: int) -> None:
+    """A file's findings kept in the project's cache folder (files.project_cache: never a link), every file
+    through the one writer (a planted `.gitignore -> elsewhere` is replaced, not written through)."""
     import json
+
+    from graphlsp.files import write_file
 
     try:
         data = read_regular(result.path)
-        folder = _cache_dir(settings)
-        folder.mkdir(exist_ok=True)
-        (folder / ".gitignore").write_text("*\n")
+        write_file(".gitignore", b"*\n", dir_fd=folder)
         payload = [{k: getattr(d, k) for k in Diagnostic.__slots__} for d in result.diagnostics]  # type: ignore[attr-defined]
-        (folder / f"{_cache_key(data, settings)}.json").write_text(json.dumps({"diagnostics": payload}))
-    except OSError:
+        entry = {"diagnostics": payload, "sizes": [p.to_json() for p in result.size_problems]}
+        write_file(f"{_cache_key(data, settings)}.json", json.dumps(entry).encode(), dir_fd=folder)
+    except (OSError, ValueError):
         pass  # a read-only tree: no cache, same results
 
 
@@ -372,10 +408,13 @@ def _worker(args: tuple[str, Settings, bool, bool]) -> FileResult:
 
 def check_files(paths: list[str], settings: Settings, fix: bool = False, jobs: int = 0, cache: bool = True,
                 progress: bool = False, unsafe: bool = False) -> list[FileResult]:  # fmt: skip
+    from graphlsp.files import project_cache
+
     results: dict[str, FileResult] = {}
     todo = []
+    folder = project_cache(_cache_root(settings)) if cache and not fix and paths else None
     for p in paths:
-        cached = _load_cached(p, settings) if cache and not fix else None
+        cached = _load_cached(p, settings, folder) if cache and not fix else None
         if cached is not None:
             results[p] = cached
         else:
@@ -397,10 +436,12 @@ def check_files(paths: list[str], settings: Settings, fix: bool = False, jobs: i
             _progress(progress, done, len(todo), r.path)
     if progress and todo:
         sys.stderr.write("\r\033[K")
-    for p in todo:
-        r = results[p]
-        if cache and not fix and not r.error:
-            _store(r, settings)
+    if folder is not None:
+        for p in todo:
+            r = results[p]
+            if not r.error:
+                _store(r, settings, folder)
+        os.close(folder)
     return [results[p] for p in paths]
 
 

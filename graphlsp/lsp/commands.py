@@ -4,6 +4,7 @@ beside it. A file that exists already is overwritten only when the user says so.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -36,6 +37,25 @@ async def render_view(ls: GraphLspServer, *args: Any) -> RawJSON | ErrorReply:
     return RawJSON(json.dumps(answer, ensure_ascii=False))
 
 
+async def render_revision(ls: GraphLspServer, *args: Any) -> RawJSON | ErrorReply:
+    """{uri|path, rev?} -> {path, rev, text, error}: the model as it is at a git revision (`HEAD` by default), as
+    its view shows it: what "Compare with HEAD" puts beside the file in a diff view."""
+    path, opts = views.command_target(args)
+    if path is None:
+        return _no_target(views.RENDER_REVISION)
+    rev = opts.get("rev") or "HEAD"
+    if not isinstance(rev, str):
+        return ErrorReply(lsp.ErrorCodes.InvalidParams, f"{views.RENDER_REVISION}: rev must be a string")
+    from graphlsp.diff.revision import RevisionError, text_at
+
+    try:
+        text, error = await asyncio.get_running_loop().run_in_executor(None, text_at, path, rev), None
+    except RevisionError as e:
+        text, error = f"# graphlsp: {e}\n", str(e)
+    answer = {"path": path, "rev": rev, "text": text, "error": error}
+    return RawJSON(json.dumps(answer, ensure_ascii=False))
+
+
 async def _may_write(ls: GraphLspServer, target: str, opts: dict[str, Any]) -> bool:
     """Whether to write `target`: yes when it does not exist or `overwrite` is true; else the user is asked."""
     if not os.path.exists(target) or opts.get("overwrite") is True:
@@ -49,10 +69,9 @@ async def _may_write(ls: GraphLspServer, target: str, opts: dict[str, Any]) -> b
 
 
 def _write_text(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    from graphlsp.files import write_file
+
+    write_file(path, text.encode("utf-8"))  # a link planted at `path` (or at a temporary name) is never followed
 
 
 async def save_view_as_text(ls: GraphLspServer, *args: Any) -> dict[str, Any] | ErrorReply:

@@ -148,7 +148,21 @@ def offset(lines: LineIndex, pos: lsp.Position, enc: str) -> int:
 
 def diagnostic(lines: LineIndex, d: Diagnostic, uri: str, enc: str) -> lsp.Diagnostic:
     related = [(r["message"], r["start"], r["end"]) for r in d.related if "start" in r]
-    return row_diagnostic(lines, (d.start, d.end, d.code, d.severity, d.message, related), uri, enc)
+    out = row_diagnostic(lines, (d.start, d.end, d.code, d.severity, d.message, related), uri, enc)
+    python = [python_related(r) for r in d.related if r.get("file")]  # the Python line that made the node
+    if python:
+        out.related_information = [*(out.related_information or []), *python]
+    return out
+
+
+def python_related(r: dict[str, Any]) -> lsp.DiagnosticRelatedInformation:
+    """Related information in another file, at a 1-based line (graphlsp.provenance: a Python line)."""
+    from pathlib import Path
+
+    line = max(0, int(r["line"]) - 1)
+    where = lsp.Range(start=lsp.Position(line=line, character=0), end=lsp.Position(line=line + 1, character=0))
+    return lsp.DiagnosticRelatedInformation(location=lsp.Location(uri=Path(r["file"]).as_uri(), range=where),
+                                            message=r["message"])  # fmt: skip
 
 
 # A diagnostic as the server's fast path holds it: start, end (offsets, start <= end <= len(text)), code, severity,

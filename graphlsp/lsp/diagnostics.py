@@ -12,8 +12,10 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 from lsprotocol import types as lsp
 from pygls.protocol import default_converter
@@ -54,6 +56,8 @@ def compute_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
             if settings.fold_size_cap != a.fold_size_cap or settings.sizes != a.sizes:
                 # a setting changed (the cap, the input sizes `dims`): evaluate again under the new one
                 a = state.analysis = Analysis(a.doc, settings.fold_size_cap, sizes=settings.sizes)
+            if not a.doc.problems:  # a half-typed text names inputs and dims that are coming
+                ls.show_size_problems(a.model, settings)
             path = views.fs_path(state.uri) or state.uri
             if suppress.find(a.doc.text) != (False, []):
                 return text_diagnostics(ls, state, a, settings, path)
@@ -179,7 +183,8 @@ def view_diagnostics(ls: GraphLspServer, state: DocState) -> list[str]:
         # a setting changed (the cap, the sizes `dims`): render under the new one
         view = ls.view_or_error(state.path, settings.fold_size_cap)
         state.show(view)
-    found = views.diagnostics(view, state.path)
+    ls.show_size_problems(view.analysis.model, settings)
+    found = views.diagnostics(view, state.path, ls.sources_for(state.uri) if view.origins else None)
     if view.analysis.doc.model.graph is not None:
         found += collect_deployment(view.analysis, state.path, settings, incremental=True)
     diags = finalize(found, "", state.path, settings)
@@ -211,6 +216,42 @@ async def publish_if_latest(ls: GraphLspServer, state: DocState, version: int) -
     if state.version == version:  # still the newest: never send stale results
         state.published = version
         ls.publish(state, version, payload)
+        if ls.source_diagnostics and state.view is not None:
+            publish_on_python(ls, state)
+
+
+def publish_on_python(ls: GraphLspServer, state: DocState) -> None:
+    """`serve --source-diagnostics`: the view's findings that a Python line made, published on that Python file
+    too (each file's list replaced; a file no longer named is sent an empty list)."""
+    view = state.view
+    assert view is not None
+    settings = ls.settings_for(state.uri)
+    diags = finalize(views.diagnostics(view, state.path, ls.sources_for(state.uri)), "", state.path, settings)
+    by_file: dict[str, list[str]] = {}
+    name = os.path.basename(state.path)
+    for d in diags:
+        for r in d.related:
+            if r.get("file"):
+                where = f"{name}: {d.detail}"
+                if d.node_index is not None:
+                    where = f"{name}: node {d.node_index}" + (f' "{d.node}"' if d.node else "")
+                line = max(0, int(r["line"]) - 1)
+                item = lsp.Diagnostic(range=lsp.Range(start=lsp.Position(line=line, character=0),
+                                                      end=lsp.Position(line=line + 1, character=0)),
+                                      message=f"{d.message} ({where})", severity=convert.SEVERITY.get(d.severity),
+                                      code=d.code, source="graphlsp")  # fmt: skip
+                by_file.setdefault(r["file"], []).append(json.dumps(_CONVERTER.unstructure(item)))
+    before = ls.python_published.get(state.path, {})
+    ls.python_published[state.path] = by_file
+    publish_python_files(ls, set(before) | set(by_file))
+
+
+def publish_python_files(ls: GraphLspServer, files: set[str]) -> None:
+    """Each Python file's diagnostics: those of every model that published on it (`python_published`)."""
+    for file in sorted(files):
+        items = [item for found in ls.python_published.values() for item in found.get(file, [])]
+        params = f'{{"uri":{json.dumps(Path(file).as_uri())},"diagnostics":[{",".join(items)}]}}'
+        ls.protocol.notify_json(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, RawJSON(params))
 
 
 async def apply_and_publish(ls: GraphLspServer, state: DocState, version: int, change: Callable[[], None]) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from graphlsp.lsp import convert, opdocs, views
-from graphlsp.lsp.diagnostics import apply_and_publish, publish_if_latest, refresh_view
+from graphlsp.lsp.diagnostics import apply_and_publish, publish_if_latest, publish_python_files, refresh_view
 from graphlsp.lsp.workspace import DocState, GraphLspServer, guard
 
 
@@ -121,3 +121,5 @@ def did_close(ls: GraphLspServer, params: lsp.DidCloseTextDocumentParams) -> Non
         opdocs.closed(ls, state)
     if state is not None and not ls.pull_client:
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=[]))
+    if state is not None and state.path in ls.python_published and all(s.path != state.path for s in ls.docs.values()):
+        publish_python_files(ls, set(ls.python_published.pop(state.path)))  # the model's findings leave its Python

@@ -57,7 +57,9 @@ def document_graph(ls: GraphLspServer, state: DocState) -> dict[str, Any]:
         else:
             why = Diagnostic(name, None, None, None, None, "info", "", "", "this file holds no model")
         return empty(name, [why])
-    return graph_json(a.model, a.refiner, a.fold_plan(), _diagnostics(ls, state), name)
+    view = state.view
+    origin_of = view.origin_of if view is not None and view.origins else None
+    return graph_json(a.model, a.refiner, a.fold_plan(), _diagnostics(ls, state), name, origin_of)
 
 
 async def graph(ls: GraphLspServer, params: Any) -> RawJSON | ErrorReply:

@@ -12,7 +12,7 @@ from graphlsp import query
 from graphlsp.analysis import Analysis
 from graphlsp.lsp import convert, opdocs
 from graphlsp.lsp.protocol import RawJSON
-from graphlsp.lsp.workspace import GraphLspServer, analysed_at, cached, guard, or_library
+from graphlsp.lsp.workspace import DocState, GraphLspServer, analysed_at, cached, guard, or_library
 
 log = logging.getLogger("graphlsp.lsp")
 
@@ -24,9 +24,24 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
     found = query.hover(a, offset)
     if found is None:
         return None
-    cost = query.cost_lines(a, offset)
-    text = found[0] + (f"\n\n{cost}" if cost else "") + _kernel_lines(ls, state.uri, a, offset)
+    cost = query.cost_lines(a, offset)  # graphlsp/cost: a node's FLOPs and bytes, a value's size
+    text = found[0] + (f"\n\n{cost}" if cost else "") + _kernel_lines(ls, state.uri, a, offset) \
+        + _python_lines(ls, state, a, offset)  # fmt: skip
     return convert.hover(state.lines, text, found[1], enc)
+
+
+def _python_lines(ls: GraphLspServer, state: DocState, a: Analysis, offset: int) -> str:
+    """On a node of a binary model's view: the Python line that made it, its module and stack
+    (graphlsp.provenance)."""
+    hit = query.hit_at(a, offset) if state.view is not None and state.view.origins else None
+    node = hit.node if hit is not None else None
+    origin = state.view.origin_of(node) if state.view is not None and node is not None else None
+    if origin is None or node is None:
+        return ""
+    from graphlsp.provenance.describe import hover as python_hover
+
+    text = python_hover(node, ls.sources_for(state.uri), origin)
+    return "\n\n---\n\n" + text if text else ""
 
 
 def _kernel_lines(ls: GraphLspServer, uri: str, a: Analysis, offset: int) -> str:

@@ -15,16 +15,42 @@ from graphlsp.graph.core import Node
 from graphlsp.lsp import convert, opdocs
 from graphlsp.lsp.protocol import RawJSON
 from graphlsp.lsp.workspace import DocState, GraphLspServer, analysed_at, cached, guard, or_library
+from graphlsp.view import BinaryView
 
 
 @guard(None)
 @or_library(opdocs.definition)
 async def definition(ls: GraphLspServer, params: lsp.DefinitionParams) -> lsp.Location | None:
     state, a, enc, at = await analysed_at(ls, params)
+    python = _python_definition(ls, state, a, at)
+    if python is not None:
+        return python
     span = query.definition(a, at)
     if span is None:  # an op an op library declares: its .onnxop file
         return opdocs.declaration_location(ls, a, at)
     return lsp.Location(uri=state.uri, range=convert.span_range(state.lines, *span, enc))
+
+
+def _python_definition(ls: GraphLspServer, state: DocState, a: Analysis, at: int) -> lsp.Location | None:
+    """On the op of a binary model's node: the Python line that made it (graphlsp.provenance), when the file is on
+    this machine."""
+    view = state.view
+    hit = query.hit_at(a, at) if view is not None and view.origins else None
+    if view is None or hit is None or hit.kind != "op" or hit.node is None:
+        return None
+    origin = view.origin_of(hit.node)
+    if origin is None:
+        return None
+    from pathlib import Path
+
+    from graphlsp.provenance.describe import definition as python_definition
+
+    found = python_definition(hit.node, ls.sources_for(state.uri), origin)
+    if found is None:
+        return None
+    line = found[1] - 1
+    return lsp.Location(uri=Path(found[0]).as_uri(), range=lsp.Range(start=lsp.Position(line=line, character=0),
+                                                                     end=lsp.Position(line=line, character=0)))
 
 
 @guard([])
@@ -44,7 +70,7 @@ async def highlight(ls: GraphLspServer, params: lsp.DocumentHighlightParams) -> 
 
 
 _SYMBOL_KIND = {"graph": lsp.SymbolKind.Module, "function": lsp.SymbolKind.Function, "node": lsp.SymbolKind.Event,
-                "subgraph": lsp.SymbolKind.Namespace}  # fmt: skip
+                "subgraph": lsp.SymbolKind.Namespace, "module": lsp.SymbolKind.Class}  # fmt: skip
 
 
 def _node_symbol(n: Node) -> query.Symbol | None:
@@ -76,9 +102,51 @@ def _subgraph_symbols(n: Node) -> list[query.Symbol]:
     return out
 
 
-def _outline(a: Analysis) -> list[query.Symbol]:
+def _by_module(a: Analysis, view: BinaryView, top: list[query.Symbol]) -> None:
+    """A binary model's main graph outlined by the module hierarchy its exporter wrote (graphlsp.provenance:
+    dynamo's scopes, TorchScript's scoped node names): a symbol per module run, the nodes below."""
+    from graphlsp.provenance.modules import ModuleGroup, nest
+    from graphlsp.provenance.trace import of_node
+
+    g = a.model.graph
+    main = next((s for s in top if s.kind == "graph"), None)
+    if g is None or main is None:
+        return
+    chains: list[list[tuple[str, str]] | None] = []
+    for n in g.nodes:
+        src = of_node(n, view.origin_of(n))
+        chains.append(src.modules if src is not None and src.modules else None)
+    if not any(c and len(c) > 1 for c in chains):
+        return
+    symbols = {s.span: s for s in main.children}
+    by_index = [symbols.get(n.span) if n.span is not None else None for n in g.nodes]
+
+    def build(items: list[ModuleGroup | int]) -> list[query.Symbol]:
+        out: list[query.Symbol] = []
+        for item in items:
+            if isinstance(item, int):
+                sym = by_index[item]
+                if sym is not None:
+                    out.append(sym)
+                continue
+            children = build(item.children)
+            if not children:
+                continue
+            span = (children[0].span[0], children[-1].span[1])
+            cls = item.cls.rsplit(".", 1)[-1]
+            group = query.Symbol(item.name, "module", span, children[0].selection, cls)
+            group.children = children
+            out.append(group)
+        return out
+
+    kept = {id(s) for s in by_index if s is not None}
+    main.children = build(nest(chains)) + [s for s in main.children if id(s) not in kept]
+
+
+def _outline(a: Analysis, view: BinaryView | None = None) -> list[query.Symbol]:
     """The document's symbols: graphs and functions with their nodes (query.document_symbols), and below a node
-    with subgraphs (If, Loop, Scan) each subgraph with its nodes, at any depth."""
+    with subgraphs (If, Loop, Scan) each subgraph with its nodes, at any depth; a binary model's nodes inside the
+    modules that made them."""
     top = query.document_symbols(a)
     with_subgraphs: dict[tuple[int, int], Node] = {}
     for g in [a.model.graph, *(f.body for f in a.model.functions.values())]:
@@ -91,6 +159,8 @@ def _outline(a: Analysis) -> list[query.Symbol]:
                 owner = with_subgraphs.get(c.span)
                 if owner is not None:
                     c.children = _subgraph_symbols(owner)
+    if view is not None:
+        _by_module(a, view, top)
     return top
 
 
@@ -110,7 +180,7 @@ def _symbols_json(state: DocState, enc: str) -> str:
             d["children"] = [one(c) for c in s.children]
         return d
 
-    return json.dumps([one(s) for s in _outline(a)], ensure_ascii=False)
+    return json.dumps([one(s) for s in _outline(a, state.view)], ensure_ascii=False)
 
 
 @guard([])

@@ -81,6 +81,9 @@ class GraphLspProtocol(LanguageServerProtocol):
         (`"params": []`) makes pygls raise, and its reader loop then logs and drops the message: the client would
         wait for an answer for ever. JSON-RPC wants an error answer, InvalidParams."""
         method, msg_id = data.get("method"), data.get("id")
+        if method is None and isinstance(msg_id, (int, str)) and data.get("result", 0) is None \
+                and "error" not in data and self._result_types.get(msg_id) is lsp.ConfigurationResponse:  # fmt: skip
+            data = {**data, "result": []}  # VS Code answers workspace/configuration `null` for no settings
         if "jsonrpc" not in data or "error" in data or not isinstance(method, str) or "id" not in data:
             return super().structure_message(data)  # not a request
         try:

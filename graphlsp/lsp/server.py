@@ -65,6 +65,7 @@ COMMANDS: list[tuple[str, Callable[..., Any]]] = [
     (views.RENDER, commands.render_view),
     (views.SAVE_AS_TEXT, commands.save_view_as_text),
     (views.FOLD_BINARY, commands.fold_binary),
+    (views.RENDER_REVISION, commands.render_revision),
 ]
 for method, options, handler in FEATURES:
     server.feature(method, options)(handler)
@@ -72,7 +73,8 @@ for command, handler in COMMANDS:
     server.command(command)(handler)
 
 
-def serve(tcp: str | None = None) -> None:
+def serve(tcp: str | None = None, source_diagnostics: bool = False) -> None:
+    server.source_diagnostics = source_diagnostics
     if tcp:
         host, _, port = tcp.rpartition(":")
         server.start_tcp(host or "127.0.0.1", int(port))

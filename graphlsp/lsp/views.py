@@ -23,6 +23,7 @@ SCHEME = "graphlsp-view"
 RENDER = "graphlsp.renderView"
 SAVE_AS_TEXT = "graphlsp.saveViewAsText"
 FOLD_BINARY = "graphlsp.foldBinary"
+RENDER_REVISION = "graphlsp.renderRevision"  # a model at a git revision, for "Compare with HEAD"
 VIEW_CHANGED = "graphlsp/viewChanged"  # server -> client: {uri, path}: render the view again (the file changed)
 
 
@@ -69,8 +70,10 @@ def unreadable(path: str, error: OSError, cap: int) -> BinaryView:
     return BinaryView(path, (-1, -1), text, Analysis(text, cap), [Finding("GL106", message, 0, 0)], message)
 
 
-def diagnostics(view: BinaryView, path: str) -> list[Diagnostic]:
-    """`graphlsp check` on the binary (before settings and suppressions), placed on the view's lines."""
+def diagnostics(view: BinaryView, path: str, sources: Any = None) -> list[Diagnostic]:
+    """`graphlsp check` on the binary (before settings and suppressions), placed on the view's lines; with
+    `sources` (graphlsp.provenance.locate.Sources), a finding on a node the exporter says a Python line made
+    carries that line as related information."""
     lines = view.analysis.doc.lines
     size = len(view.text)
     out = []
@@ -89,6 +92,12 @@ def diagnostics(view: BinaryView, path: str) -> list[Diagnostic]:
                        f.message, start, end, related, detail=f.detail)  # fmt: skip
         if f.node is not None:
             d.graph, d.node, d.node_index, d.op = f.node.graph.path, f.node.name, f.node.index, f.node.qualified_op
+        maker = f.node or f.cause
+        origin = view.origin_of(maker) if maker is not None and sources is not None else None
+        if origin is not None:
+            from graphlsp.provenance.describe import related as python_related
+
+            d.related += python_related(maker, sources, origin)  # type: ignore[arg-type]
         out.append(d)
     return out
 
@@ -117,7 +126,7 @@ def fold_binary(path: str, output: str, cap: int) -> tuple[int, int, int]:
 
     data, r, _ = fold_file(path, cap)
     if r.folded:
-        tmp = output + ".tmp"
-        Path(tmp).write_bytes(data)
-        os.replace(tmp, output)
+        from graphlsp.files import write_file
+
+        write_file(output, data)  # a link planted at `output` is replaced, never written through
     return r.folded, r.constants, r.removed

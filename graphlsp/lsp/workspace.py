@@ -190,6 +190,10 @@ class GraphLspServer(LanguageServer):
         self.views: dict[str, BinaryView] = {}  # path -> its latest rendering (touched on the worker thread only)
         self.loop: asyncio.AbstractEventLoop | None = None  # the one messages are sent from (set at initialize)
         self._config_errors_shown: set[str] = set()  # each shown once, until a setting changes
+        self._sources: dict[str, Any] = {}  # per document: where its nodes' Python files are (graphlsp.provenance)
+        self.source_diagnostics = False  # `serve --source-diagnostics`: findings also on the Python lines
+        # `--source-diagnostics`: a model's path -> each Python file's diagnostics (LSP JSON) it published there
+        self.python_published: dict[str, dict[str, list[str]]] = {}
 
     @property
     def encoding(self) -> str:
@@ -297,18 +301,45 @@ class GraphLspServer(LanguageServer):
         self._settings[uri] = found
         return found
 
+    def sources_for(self, uri: str) -> Any:
+        """Where the Python files of a document's nodes are looked for (graphlsp.provenance.locate.Sources): the
+        workspace folders (else the settings' folder) and the settings' `path-map`."""
+        found = self._sources.get(uri)
+        if found is None:
+            from graphlsp.provenance.locate import Sources
+
+            settings = self.settings_for(uri)
+            roots = [p for f in (self.workspace.folders or {}).values() if (p := views.fs_path(f.uri))]
+            if not roots:
+                roots = [settings.root or os.getcwd()]
+            found = self._sources[uri] = Sources(roots, settings.path_map)
+        return found
+
     def forget_settings(self) -> None:
+        self._sources.clear()
         self._settings.clear()
         self._config_errors_shown.clear()
 
-    def _show_config_error(self, message: str) -> None:
+    def show_size_problems(self, model: Any, settings: Settings) -> None:
+        """The sizes of the settings (`dims`, `inputShapes`) the model contradicts, said once each, as `check` says
+        them (a usage error there). From the analysis worker's thread."""
+        if not settings.sizes:
+            return
+        from graphlsp.infer.sizes import size_problems
+
+        for p in size_problems(model, settings.sizes):
+            key = "dims" if p.kind == "dim" else "input-shapes"
+            self._show_config_error(f"graphlsp: {settings.source or 'settings'}: {key}: {p.name}: {p.message}",
+                                    lsp.MessageType.Warning)  # fmt: skip
+
+    def _show_config_error(self, message: str, kind: lsp.MessageType = lsp.MessageType.Error) -> None:
         """window/showMessage, once per message; from the event loop's thread (settings are also read on the
         analysis worker's)."""
         log.warning("%s", message)
         if message in self._config_errors_shown or self.loop is None or self.loop.is_closed():
             return
         self._config_errors_shown.add(message)
-        params = lsp.ShowMessageParams(type=lsp.MessageType.Error, message=message)
+        params = lsp.ShowMessageParams(type=kind, message=message)
         self.loop.call_soon_threadsafe(self.window_show_message, params)
 
     def publish(self, state: DocState, version: int, payload: list[str]) -> None:

@@ -51,6 +51,9 @@ def _cast_values(ctx: InferenceContext, to: int | None) -> None:
         set_value(ctx, 0, sv=sv)
     if ctx.input_elem(0) in INT_ELEMS and to in (TensorProto.INT64, TensorProto.INT32):
         pass_bounds(ctx)
+    out = ctx.outputs[0] if ctx.outputs else None
+    if ctx.input_elem(0) == TensorProto.BOOL and to in INT_ELEMS and out is not None and out.bounds is None:
+        out.bounds = (0, 1)  # a mask (`input_ids != pad`) as numbers
 
 
 @shape_fn("Cast")

@@ -93,9 +93,14 @@ def reorder_output(ctx: InferenceContext) -> None:
 
 @shape_fn("Conv", domain=NCHWC)
 def nchwc_conv(ctx: InferenceContext) -> None:
-    """Conv on blocked channels: onnx's rule gives the output (channels from W, spatial dims from the window);
-    the input channels are block-padded, so they are not checked against W."""
-    onnx_rule(ctx, "Conv", [0, 1, 2], [0], drop=("GL305",))
+    """Conv on blocked channels: onnx's rule gives the output (channels from W, spatial dims from the window).
+    Input channels that another NCHWc op made are block-padded, so they are not checked against W; the first
+    Conv reads the model's NCHW input, whose channels onnxruntime checks ("Input channels C is not equal to
+    kernel channels * group")."""
+    x = ctx.node.inputs[0] if ctx.node.inputs else None
+    producer = x.producer if x is not None else None
+    blocked = x is None or (producer is not None and producer.domain == NCHWC)
+    onnx_rule(ctx, "Conv", [0, 1, 2], [0], drop=("GL305",) if blocked else ())
 
 
 def _channels_last(ctx: InferenceContext, op: str, args: list[int | None]) -> None:

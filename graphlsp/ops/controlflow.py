@@ -155,6 +155,12 @@ def if_op(ctx: InferenceContext) -> None:
     then_g, else_g = subgraph(ctx, "then_branch"), subgraph(ctx, "else_branch")
     if then_g is None or else_g is None:
         return
+    # the branches' output counts are the node's contract whichever runs (onnx's inference, which onnxruntime
+    # runs on load, refuses a mismatch): checked before a known condition sets one branch aside, whose outputs
+    # are never looked up past its end
+    if len(then_g.outputs) != len(else_g.outputs):
+        raise ctx.fail("GL317", f"then_branch returns {len(then_g.outputs)} outputs but else_branch "
+                       f"{len(else_g.outputs)}")  # fmt: skip
     cond = _known_cond(ctx, 0)
     if cond is not None:  # the branch not taken is dead code: no types, no findings from it
         taken, dead = (then_g, else_g) if cond else (else_g, then_g)
@@ -173,6 +179,7 @@ def if_op(ctx: InferenceContext) -> None:
         raise ctx.fail("GL317", f"then_branch returns {len(then_t)} outputs but else_branch {len(else_t)}")
     if len(then_t) != ctx.n_outputs:
         raise ctx.fail("GL317", f"has {ctx.n_outputs} outputs but its branches return {len(then_t)}")
+    _one_branch_contradictions(ctx, then_g.outputs, else_g.outputs)
     for i, (a, b) in enumerate(zip(then_t, else_t, strict=True)):
         if type_conflict(a, b):
             ctx.error("GL317", f"output {i} is {type_str(a)} in then_branch but {type_str(b)} in else_branch")
@@ -181,6 +188,17 @@ def if_op(ctx: InferenceContext) -> None:
         if ty is not None:
             ctx.set_output_type(i, ty)
             _branch_value(ctx, i, then_g.outputs[i], else_g.outputs[i], cond)
+
+
+def _one_branch_contradictions(ctx: InferenceContext, then_out: list[Value], else_out: list[Value]) -> None:
+    """With the condition unknown, a branch output that contradicts its declaration is no finding while the other
+    branch's agrees: the model may never take that branch at those sizes (optimum's merged decoders return an empty
+    constant from the branch with past for the encoder's key, declared as the other branch computes it)."""
+    refiner = ctx.refiner
+    for t, e in zip(then_out, else_out, strict=False):
+        wrong_t, wrong_e = refiner.contradicts_declaration(t), refiner.contradicts_declaration(e)
+        if wrong_t != wrong_e:
+            refiner.withdraw_contradiction(t if wrong_t else e)
 
 
 def _branch_value(ctx: InferenceContext, i: int, then_v: Value, else_v: Value, cond: bool | None) -> None:

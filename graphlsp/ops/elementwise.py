@@ -14,6 +14,7 @@ from graphlsp.infer import dims as d
 from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.dims import Dim
 from graphlsp.infer.types import TensorType
+from graphlsp.ops.operands import INT_ELEMS, value_range
 from graphlsp.ops.registry import shape_fn
 
 UNARY = [
@@ -104,6 +105,38 @@ def binary(ctx: InferenceContext) -> None:
     op = _SV_OPS.get(ctx.op)
     if op is not None:
         _sv_binary(ctx, op)
+    if ctx.op in ("Add", "Sub", "Mul"):
+        _range_binary(ctx)
+
+
+def _range_binary(ctx: InferenceContext) -> None:
+    """Bounds of index arithmetic (bart's `positions + 2`, roberta's `cumsum(mask) * mask + 1`): where one side
+    has bounds and the other is a constant, or for a product of two ranges that cannot be negative, the bounds the
+    result reaches."""
+    out = ctx.outputs[0] if ctx.outputs else None
+    if out is None or ctx.input_elem(0) not in INT_ELEMS:
+        return
+    xs, ys = (ctx.inputs[i] if i < len(ctx.inputs) else None for i in (0, 1))
+    if not ((xs is not None and xs.bounds is not None) or (ys is not None and ys.bounds is not None)):
+        return
+    a, b = value_range(ctx, 0), value_range(ctx, 1)
+    if a is None or b is None:
+        return
+    (alo, ahi), (blo, bhi) = a, b
+    exact = a[0] == a[1] or b[0] == b[1]  # one side a single value: the result's ends are reached
+    if ctx.op == "Add" and exact:
+        out.bounds = (d.add(alo, blo), d.add(ahi, bhi))
+    elif ctx.op == "Sub" and exact:
+        out.bounds = (d.sub(alo, bhi), d.sub(ahi, blo))
+    elif ctx.op == "Mul" and all(_nonnegative(v) for v in (alo, blo)):
+        out.bounds = (d.mul(alo, blo), d.mul(ahi, bhi))
+    if out.bounds is not None and None in out.bounds:
+        out.bounds = None
+
+
+def _nonnegative(x: Dim) -> bool:
+    low = d.bounds(x)[0] if x is not None else None
+    return low is not None and low >= 0
 
 
 def _values(ctx: InferenceContext, i: int) -> tuple[Dim, ...] | None:

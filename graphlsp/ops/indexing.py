@@ -193,8 +193,13 @@ def _indices_in_bounds(ctx: InferenceContext, dim: Dim) -> None:
     if (high := d.bounds(d.sub(top, dim))[1]) is not None and high <= 0:
         return  # provably within
     lowest = d.bounds(lo)[0]
-    if lowest is not None and lowest >= 0:  # (negative indices count from the end: not these)
-        ctx.refiner.unifier.require(top, dim, at_most=True)
+    if lowest is None or lowest < 0:
+        return  # (negative indices count from the end: not these)
+    over = d.bounds(d.sub(top, dim))[0]
+    if over is not None and over > 0:  # the greatest index (one the model reaches) is past the dim
+        raise ctx.fail("GL310", f"indices reach {d.to_str(hi)}, out of range for the {d.to_str(dim)} entries of "
+                                f"{ctx.describe_input(0)}", input=1)  # fmt: skip
+    ctx.refiner.unifier.require(top, dim, at_most=True)
 
 
 @shape_fn("Gather")

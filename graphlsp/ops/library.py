@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from graphlsp.graph.core import Node, NodeOrigin
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
+from graphlsp.infer.conditions import Condition
 from graphlsp.infer.context import InferenceContext, InferenceError, Inferred, ShapeProblem
 from graphlsp.infer.dims import Dim, Expr
 from graphlsp.lazymodule import lazy_module
@@ -365,18 +366,32 @@ class _Run:
 
     def _assume(self, e: m.Expr) -> None:
         """A requirement on dims that is neither proved nor refuted holds only at some sizes: a condition on the
-        input dims (`require B == 1`, `require S <= 4096`), as the shape rules of onnx's ops note theirs."""
+        input dims (`require B == 1`, `require S <= 4096`), as the shape rules of onnx's ops note theirs. A
+        disjunction (`require B == 1 or S == 1 or P == 0`) is one condition of its undecided relations."""
+        alternatives: list[Condition] = []
+        for part in _disjuncts(e):
+            known = self._bool(part)
+            if known is True:
+                return
+            if known is False:
+                continue
+            cond = self._relation(part)
+            if cond is None:
+                return  # a relation no condition states (`!=`, an attribute's value): nothing is claimed
+            alternatives.append(cond)
+        self.unifier.require_any(alternatives)
+
+    def _relation(self, e: m.Expr) -> Condition | None:
         if not isinstance(e, m.Compare) or e.op not in ("==", "<=", "<", ">=", ">"):
-            return
+            return None
         a, b = self._value(e.left), self._value(e.right)
         if not all(isinstance(x, (int, Expr)) and not isinstance(x, bool) for x in (a, b)):
-            return
+            return None
         if e.op == "==":
-            self.unifier.require(a, b)
-        elif e.op in ("<=", "<"):
-            self.unifier.require(d.add(a, 1) if e.op == "<" else a, b, at_most=True)
-        else:
-            self.unifier.require(d.add(b, 1) if e.op == ">" else b, a, at_most=True)
+            return Condition(a, b)
+        if e.op in ("<=", "<"):
+            return Condition(d.add(a, 1) if e.op == "<" else a, b, at_most=True)
+        return Condition(d.add(b, 1) if e.op == ">" else b, a, at_most=True)
 
     # ---- outputs
     def _output(self, p: m.Param, k: int) -> None:
@@ -671,6 +686,13 @@ def _plain(v: Any) -> Any:
     if isinstance(v, tuple):
         return list(v)
     return v
+
+
+def _disjuncts(e: m.Expr) -> list[m.Expr]:
+    """`A or B or C` as [A, B, C]; any other expression as itself."""
+    if isinstance(e, m.BoolOp) and e.op == "or":
+        return _disjuncts(e.left) + _disjuncts(e.right)
+    return [e]
 
 
 def _names(e: m.Expr) -> list[str]:

@@ -9,6 +9,8 @@ which fold when windows are stacked. Problems reported: channels that disagree w
 
 from __future__ import annotations
 
+import math
+
 from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer.context import InferenceContext
@@ -84,8 +86,9 @@ def _pads(ctx: InferenceContext, n: int) -> list[tuple[int, int]] | None:
     return [(pads[i], pads[i + n]) for i in range(n)]
 
 
-def window_dims(ctx: InferenceContext, x: tuple[Dim, ...], kernel: list[Dim]) -> list[Dim]:
-    """The spatial output dims of a convolution or pooling over x ([N, C, spatial...])."""
+def window_dims(ctx: InferenceContext, x: tuple[Dim, ...], kernel: list[Dim], pool: bool = False) -> list[Dim]:
+    """The spatial output dims of a convolution or pooling over x ([N, C, spatial...]); a pooling whose kernel
+    is larger than its padded input gets onnxruntime's count (`_runtime_pool_count`)."""
     n = len(kernel)
     strides = _positive(ctx, "strides", int_list(ctx, "strides", n, 1))
     dilations = _positive(ctx, "dilations", int_list(ctx, "dilations", n, 1))
@@ -98,9 +101,38 @@ def window_dims(ctx: InferenceContext, x: tuple[Dim, ...], kernel: list[Dim]) ->
         if pads is None:
             out.append(_same_count(size, span, strides[i], ceil, lower))
             continue
+        if pool and (got := _runtime_pool_count(ctx, i, size, span, strides[i], pads[i], ceil)) is not None:
+            out.append(got)
+            continue
         _check_fits(ctx, i, size, span, pads[i])
         out.append(_window_count(size, span, strides[i], pads[i], ceil))
     return out
+
+
+def _runtime_pool_count(ctx: InferenceContext, axis: int, size: Dim, span: Dim, stride: int,
+                        pads: tuple[int, int], ceil: bool) -> int | None:  # fmt: skip
+    """onnxruntime's pooling count where the kernel is larger than the padded input: it divides with C++'s
+    truncation, so (2 - 3) / 3 + 1 = 1 window of kernel 3, stride 3 on a height of 2 (paddle2onnx's PP-OCR
+    recognizer pools so), where the spec's floor gives 0; it fails only when the count is negative. A warning,
+    with onnxruntime's count; None where the kernel fits (or the sizes are not known)."""
+    if not isinstance(size, int) or not isinstance(span, int):
+        return None
+    begin, end = pads
+    room = size + begin + end - span
+    if room >= 0:
+        return None
+    if ceil:
+        count = math.ceil(room / stride + 1)
+        count = count - 1 if (count - 1) * stride >= size + begin else count
+    else:
+        count = -(-room // stride) + 1  # truncation toward zero
+    if count < 0:
+        return None  # onnxruntime fails too: the error of `_check_fits`
+    ctx.error("GL306", f"kernel extent {span} is larger than the padded input ({size} + pads {begin}+{end}) along "
+              f"spatial axis {axis}: onnxruntime truncates the division and gives {count} (the spec's floor "
+              f"gives {room // stride + 1}); other runtimes may differ: {ctx.describe_input(0)}",
+              severity="warning")  # fmt: skip
+    return count
 
 
 def _check_fits(ctx: InferenceContext, axis: int, size: Dim, span: Dim, pads: tuple[int, int]) -> None:
@@ -267,7 +299,7 @@ def pool(ctx: InferenceContext) -> None:
     if x is None or ctx.attr("kernel_shape") is None:
         return
     kernel = _kernel(ctx, None, len(x) - 2)
-    out = (x[0], x[1], *window_dims(ctx, x, kernel))
+    out = (x[0], x[1], *window_dims(ctx, x, kernel, pool=True))
     ctx.set_output(0, out)
     if ctx.op == "MaxPool":
         ctx.set_output(1, out, TensorProto.INT64)

@@ -228,6 +228,22 @@ def pass_bounds(ctx: InferenceContext, src: int = 0, dst: int = 0) -> None:
         out.bounds = x.bounds
 
 
+def value_range(ctx: InferenceContext, i: int) -> tuple[Dim, Dim] | None:
+    """Input i's elements lie in [lo, hi]: its bounds (a Range's indices and what is computed from them), or its
+    least and greatest element when they are known (a constant, a dim read from a shape)."""
+    x = ctx.inputs[i] if i < len(ctx.inputs) else None
+    if x is None:
+        return None
+    if x.bounds is not None:
+        return x.bounds
+    if x.sv is not None and len(x.sv) == 1:
+        return (x.sv[0], x.sv[0])
+    ints = ints_in(ctx, i) if x.const is not None and x.const.size <= 64 else None
+    if ints:
+        return (min(ints), max(ints))
+    return None
+
+
 def fold(ctx: InferenceContext, fn: Callable[..., Any], inputs: Sequence[int], out: int = 0) -> bool:
     """Compute output `out` with numpy when the given inputs are known; the result also gives its shape."""
     x = ctx.outputs[out] if out < len(ctx.outputs) else None

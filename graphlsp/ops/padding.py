@@ -75,6 +75,7 @@ def tile(ctx: InferenceContext) -> None:
     if any(isinstance(r, int) and r < 0 for r in reps):
         raise ctx.fail("GL317", f"repeats {dims_str(reps)} has a negative entry", input=1)
     ctx.set_output(0, tuple(d.mul(x, r) for x, r in zip(shape, reps, strict=True)))
+    pass_bounds(ctx)
     fold(ctx, np.tile, [0, 1])
 
 
@@ -113,7 +114,25 @@ def pad(ctx: InferenceContext) -> None:
         if isinstance(out[a], int) and out[a] < 0:  # type: ignore[operator]
             raise fail_on(ctx, "GL317", f"pads {dims_str(pads)} remove more than dim {a} of "
                                       f"{ctx.describe_input(0)} has", where)  # fmt: skip
+    mode = ctx.attr("mode", "constant")
+    if (mode.decode() if isinstance(mode, bytes) else mode) == "reflect":
+        for i, a in enumerate(axes):
+            _reflect_bound(ctx, shape[a], a, pads[i], "pre")
+            _reflect_bound(ctx, shape[a], a, pads[n + i], "post")
     ctx.set_output(0, tuple(out))
+
+
+def _reflect_bound(ctx: InferenceContext, dim: Dim, axis: int, pad: Dim, side: str) -> None:
+    """Reflect padding mirrors the dim without its edge: each pad at most dim - 1 (onnxruntime refuses more;
+    silero VAD's STFT pads 64 samples, so the audio needs at least 65)."""
+    if not isinstance(pad, int) or pad <= 0 or dim is None:
+        return
+    if isinstance(dim, int):
+        if pad >= dim:
+            raise ctx.fail("GL317", f"reflect {side}-pad {pad} must be less than dim {axis}: "
+                                    f"{ctx.describe_input(0)}", input=0)  # fmt: skip
+        return
+    ctx.refiner.unifier.require(pad + 1, dim, at_most=True)
 
 
 @shape_fn("CenterCropPad")

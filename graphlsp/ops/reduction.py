@@ -148,3 +148,24 @@ def cumulative(ctx: InferenceContext) -> None:
     axis = int(np.asarray(const).reshape(-1)[0])
     if not -rank <= axis < rank:
         ctx.error("GL309", f"axis {axis} is out of range for rank {rank} (allowed {-rank}..{rank - 1})", input=1)
+        return
+    if ctx.op == "CumSum":
+        _cumsum_bounds(ctx, axis)
+
+
+def _cumsum_bounds(ctx: InferenceContext, axis: int) -> None:
+    """A running sum of values in [lo, hi] with 0 <= lo (roberta's `cumsum(mask)` of a 0/1 mask) lies in
+    [lo, n * hi] along an axis of n ([0, (n - 1) * hi] when exclusive); both ends are reached."""
+    x, out, shape = ctx.inputs[0], ctx.outputs[0] if ctx.outputs else None, ctx.input_shape(0)
+    if x is None or x.bounds is None or out is None or shape is None:
+        return
+    lo, hi = x.bounds
+    n = shape[axis]
+    if not isinstance(lo, int) or lo < 0 or n is None:
+        return
+    if ctx.attr("exclusive", 0):
+        out.bounds = (0, d.mul(d.sub(n, 1), hi))
+    else:
+        out.bounds = (lo, d.mul(n, hi))
+    if None in out.bounds:
+        out.bounds = None

@@ -6,6 +6,7 @@ bytes a value holds (strings: their UTF-8 length), so one cap bounds every kind 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -120,9 +121,71 @@ def preview(value: Any, count: int = 8) -> str:
     return f"{name}[{', '.join(str(s) for s in value.shape)}] [{items}{more}]"
 
 
+# A folded constant as onnx's printer writes it, without importing onnx (a quarter of a second): its names bare
+# when they are C identifiers, else quoted with `\\` and `"` escaped; integers as decimals; floats as std::to_chars
+# writes them (the shortest digits that round-trip, fixed or scientific, whichever is shorter, fixed on a tie).
+# Anything else (NaN, float16, strings, a name holding NUL) is left to onnx's printer.
+_BARE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_ELEM_WORDS = {np.dtype(t): t for t in ("int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8",
+                                        "float32", "float64", "bool")}  # fmt: skip
+_ELEM_WORDS[np.dtype("float32")], _ELEM_WORDS[np.dtype("float64")] = "float", "double"
+
+
+def _printed_name(name: str) -> str | None:
+    if _BARE.match(name):
+        return name
+    if "\0" in name:
+        return None
+    return '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _to_chars(x: np.floating) -> str | None:
+    """A float as std::to_chars writes it with no format given; None for NaN (whose sign onnx's printer shows)."""
+    if np.isnan(x):
+        return None
+    if np.isinf(x):
+        return "-inf" if x < 0 else "inf"
+    sci = np.format_float_scientific(x, unique=True, trim="-", exp_digits=2)
+    mantissa, exponent = sci.split("e")
+    sign = "-" if mantissa.startswith("-") else ""
+    digits = mantissa.lstrip("-").replace(".", "")
+    e = int(exponent)
+    if e >= len(digits) - 1:
+        fixed = sign + str(abs(int(x)))  # every digit of the integer, as to_chars writes it in fixed form
+    elif e >= 0:
+        fixed = sign + digits[: e + 1] + "." + digits[e + 1 :]
+    else:
+        fixed = sign + "0." + "0" * (-e - 1) + digits
+    return fixed if len(fixed) <= len(sci) else sci
+
+
+def _quick_constant_text(name: str, value: Any, label: str | None) -> str | None:
+    if not isinstance(value, np.ndarray):
+        return None
+    elem = _ELEM_WORDS.get(value.dtype)
+    printed = _printed_name(name)
+    tag = _printed_name(label) if label is not None else ""
+    if elem is None or printed is None or tag is None:
+        return None
+    flat = value.reshape(-1)
+    if value.dtype.kind == "f":
+        items = [_to_chars(x) for x in flat]
+        if None in items:
+            return None
+        numbers = ",".join(items)  # type: ignore[arg-type]
+    else:
+        numbers = ",".join(map(str, (flat.view(np.uint8) if elem == "bool" else flat).tolist()))
+    dims = f"[{','.join(map(str, value.shape))}]" if value.ndim else ""
+    head = f"[{tag}] " if label is not None else ""
+    return f"{head}{printed} = Constant <value: tensor = {elem}{dims} {{{numbers}}}> ()"
+
+
 def constant_node_text(name: str, value: np.ndarray, label: str | None = None) -> str | None:
     """`[label] name = Constant <value: tensor = int64[4] {0,0,2,8}> ()` as onnx's printer writes it; None when
     the value cannot be written as text (complex or 4-bit types, which the printer elides)."""
+    quick = _quick_constant_text(name, value, label)
+    if quick is not None:
+        return quick
     import onnx.printer
     from onnx import helper, numpy_helper
 

@@ -60,8 +60,9 @@ def parse_target(spec: str) -> Target:
     head, _, provider = spec.strip().lower().partition(":")
     runtime, at, release = head.partition("@")
     if runtime != "onnxruntime":
-        raise TargetError(f"unknown target '{spec}': targets are onnxruntime[@<release>]:<provider> (cpu, cuda, "
-                          "dml)")  # fmt: skip
+        near = f"onnxruntime{at}{release}:{provider or 'cpu'}"  # ort:cpu, onnx-runtime:cuda
+        raise TargetError(f"unknown target '{spec}' (did you mean '{near}'?): targets are "
+                          "onnxruntime[@<release>]:<provider> (cpu, cuda, dml)")  # fmt: skip
     provider = provider.removesuffix("executionprovider") or "cpu"
     if not at:
         return Target(runtime, provider)
@@ -97,8 +98,12 @@ def known_target(spec: str) -> str:
 
     if target.provider in PROVIDER_NAMES.values() and installed_version() is not None:
         return target.spec  # the installed onnxruntime may register it: table_for says when it does not
+    import difflib
+
     known = ", ".join(f"onnxruntime:{p}" for p in shipped_providers())
-    raise TargetError(f"unknown target '{spec}': known targets are {known}")
+    close = difflib.get_close_matches(target.provider, list(shipped_providers()), n=1, cutoff=0.5)
+    near = f" (did you mean '{target.runtime}:{close[0]}'?)" if close else ""
+    raise TargetError(f"unknown target '{spec}'{near}: known targets are {known}")
 
 
 class Lookup:

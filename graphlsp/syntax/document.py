@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.grammar import get_parser
 from graphlsp.syntax.positions import LineIndex, line_end_at, split_lines
-from graphlsp.syntax.recovery import Segment, Segmenter
+from graphlsp.syntax.recovery import STRAY, Segment, Segmenter
 
 SYNTAX_ERROR = "GL101"
 PROTOBUF_TEXT = "GL102"
@@ -160,6 +160,33 @@ def lark_problem(err: UnexpectedInput, text: str, end: int) -> Problem:
     return Problem(SYNTAX_ERROR, str(err).splitlines()[0], end, end)
 
 
+STRAY_SKIPS = 8  # stray characters a statement's parse steps over before it gives the statement up
+
+
+def _skipping_stray(text: str, start: int, end: int, symbol: str, err: UnexpectedInput) -> Any:
+    """The parse of text[start:end] with the stray characters it stops at (`@@` half typed, recovery.STRAY) read as
+    blanks, or None when it stops at anything else. The statement keeps its node, marked failed (its syntax error
+    speaks for it): a keystroke's error costs the keystroke, not the statement's node and what reads it."""
+    parser = get_parser()
+    for _ in range(STRAY_SKIPS):
+        if isinstance(err, UnexpectedCharacters):
+            s = err.pos_in_stream or 0
+            e = s + 1
+        elif isinstance(err, UnexpectedToken) and err.token.type != "$END":
+            s, e = err.token.start_pos or 0, err.token.end_pos or 0
+        else:
+            return None
+        if not start <= s < e <= end or any(c not in STRAY for c in text[s:e]):
+            return None
+        text = text[:s] + " " * (e - s) + text[e:]
+        try:
+            return parser.parse(text, start, end, symbol)
+        except UnexpectedInput as again:
+            err = again
+    return None
+
+
+_BODY = ("node", "error")  # the kinds of statement a graph's or a function's body holds
 FREEZE_MIN = 256 << 10  # characters: the first parse this large in a process freezes what exists then
 _frozen = [False]
 
@@ -182,7 +209,6 @@ class SyntaxDocument:
         self.lines = LineIndex(text)
         self.pieces: list[Piece] = []
         self._with_problems: list[Piece] = []  # the pieces that hold problems, in order
-        self._broken = False  # some statement did not parse at all (a piece of kind "error")
         self._model: t.Model | None = None
         self._has_graph: bool | None = None
         self._memo: dict[Any, Any] | None = None
@@ -210,7 +236,6 @@ class SyntaxDocument:
                 _freeze(len(text))
                 gc.enable()
         self._with_problems = [p for p in self.pieces if p.problems]
-        self._broken = any(p.kind == "error" for p in self.pieces)
         self.last_report = ReparseReport("full", 0, len(text), len(self.pieces))
 
     def _pieces_of(self, model: t.Model, problems: list[tuple[str, int, int]]) -> list[Piece]:
@@ -273,8 +298,10 @@ class SyntaxDocument:
             return [piece]
         return [self._parse_segment(seg) for seg in Segmenter(text).run()]
 
-    def _parse_segment(self, seg: Segment) -> Piece:
-        piece = Piece(seg.kind if seg.symbol else seg.kind, seg.start, seg.end, seg.block)
+    def _parse_segment(self, seg: Segment, text: str | None = None) -> Piece:
+        """The statement `seg` of `text` (the document's text unless given) parsed as a piece."""
+        text = self.text if text is None else text
+        piece = Piece(seg.kind, seg.start, seg.end, seg.block)
         for sp in seg.problems:
             piece.problems.append(Problem(SYNTAX_ERROR, sp.message, sp.start, sp.end, sp.related, sp.anchor, sp.tail))
         parser = get_parser()
@@ -284,25 +311,31 @@ class SyntaxDocument:
                 # A signature without its `{`: if it breaks earlier, that is the better message.
                 symbol = "graph_sig" if seg.kind == "graph_sig" else "function_sig"
                 try:
-                    parser.parse(self.text, seg.start, seg.end, symbol, self._memo)
+                    parser.parse(text, seg.start, seg.end, symbol, self._memo)
                 except UnexpectedInput as err:
-                    first = lark_problem(err, self.text, seg.end)
+                    first = lark_problem(err, text, seg.end)
                     if first.start < seg.end:
                         piece.problems[:] = [first]
             return piece
-        text = self.text
         if seg.repair:
             text = text[: seg.end] + seg.repair
+        stop = seg.end + len(seg.repair)
+        if seg.symbol == "function_sig":  # the statement holds the body's `{`, the grammar's function_sig does not
+            stop = text.rindex("{", seg.start, stop)
+        skipped = False
         try:
-            value = parser.parse(text, seg.start, seg.end + len(seg.repair), seg.symbol, self._memo)
+            value = parser.parse(text, seg.start, stop, seg.symbol, self._memo)
         except UnexpectedInput as err:
             if not seg.problems:
                 piece.problems.append(lark_problem(err, text, seg.end))
-            piece.failed = True
-            return piece
+            value = _skipping_stray(text, seg.start, stop, seg.symbol, err)
+            if value is None:
+                piece.failed = True
+                return piece
+            skipped = True
         for message, start, end in parser.builder.problems:
             piece.problems.append(Problem(INVALID_VALUE, message, start, end))
-        piece.failed = bool(seg.problems)
+        piece.failed = skipped or bool(seg.problems)
         if seg.symbol == "node_seq":
             if len(value) == 1:
                 piece.value = value[0]
@@ -436,7 +469,7 @@ class SyntaxDocument:
 
     def _try_incremental(self, start: int, end: int, new: str, new_text: str, delta: int) -> ReparseReport | None:
         pieces = self.pieces
-        if not pieces or self._broken:
+        if not pieces:
             return None
         lines = self.lines
         # The edited lines, widened to whole statements; a statement sharing a line is taken whole.
@@ -447,8 +480,11 @@ class SyntaxDocument:
             hi = lines.line_end(end_line + 1)
         first = bisect_left(pieces, lo, key=lambda p: p.abs_end)  # first piece ending at or after lo
         last = bisect_right(pieces, hi, key=lambda p: p.abs_start)  # pieces[first:last] touch [lo, hi]
+        # A statement that did not parse may have been cut by looking at what is now edited: parsed again too.
+        while 0 < first < len(pieces) and pieces[first - 1].kind in _BODY and pieces[first - 1].failed:
+            first -= 1
         for p in pieces[first:last]:
-            if p.kind != "node" or p.failed:
+            if p.kind not in _BODY:
                 return None
         if first == 0 or last >= len(pieces):
             return None
@@ -467,22 +503,62 @@ class SyntaxDocument:
         new_end = region_end + delta
         parser = get_parser()
         nodes = parser.try_parse(new_text, region_start, new_end, "node_seq")
-        if nodes is None:
-            return None
-        problems = parser.builder.problems
-        new_pieces = [Piece("node", n.start, n.end, before.block, n) for n in nodes]
-        for message, s, e in problems:
-            if new_pieces:
+        if nodes is not None:
+            problems = parser.builder.problems
+            new_pieces = [Piece("node", n.start, n.end, before.block, n) for n in nodes]
+            for message, s, e in problems:
+                if not new_pieces:
+                    return None
                 self._attach(new_pieces, Problem(INVALID_VALUE, message, s, e))
-            else:
+        else:
+            found = self._cut_window(first, last, new_text, delta)
+            if found is None:
                 return None
+            new_pieces = found
         if delta:
             for p in pieces[last:]:
                 p.origin += delta
         old_pieces = pieces[first:last]
-        pieces[first:last] = new_pieces  # statements that parsed: never of kind "error"
+        pieces[first:last] = new_pieces
         if any(p.problems for p in old_pieces) or any(p.problems for p in new_pieces):
             self._with_problems = [p for p in pieces if p.problems]
         self.lines.replace(start, end, new, new_text)
         self.text = new_text
         return ReparseReport("incremental", region_start, new_end, len(new_pieces), "", old_pieces, new_pieces)
+
+    def _cut_window(self, first: int, last: int, new_text: str, delta: int) -> list[Piece] | None:
+        """The statements that replace pieces[first:last], cut by recovery as the whole text would cut them, or
+        None when that cannot be told from a window around them.
+
+        The window runs from the statement before (whose end the first edited token may move) to the statement
+        after them and, when that is a node, the one after it (a statement's cut looks at its own tokens and the
+        first token after it). It is cut as `Segmenter.run` cuts a block's body; the cut is the whole text's when
+        the window's first and last statements come out as they were and no cut before the last looked past the
+        window's end."""
+        pieces = self.pieces
+        before, after = pieces[first - 1], pieces[last]
+        tail = [after]
+        if after.kind == "node":
+            if last + 1 >= len(pieces) or pieces[last + 1].block != after.block:
+                return None
+            tail.append(pieces[last + 1])
+            if tail[-1].kind not in ("node", "graph_end", "function_end"):
+                return None
+        if any(p.kind != "node" and p is not tail[-1] for p in tail) or tail[-1].abs_end <= tail[-1].abs_start:
+            return None
+        head = [before] if before.kind == "node" else []
+        w_start = before.abs_start if head else before.abs_end
+        cutter = Segmenter(new_text, w_start, tail[-1].abs_end + delta)
+        end_kind = "graph_end" if before.block == 0 else "function_end"
+        if cutter.run_nodes(before.block, end_kind) != len(cutter.toks):
+            return None  # a `}` closed the body before the window's end
+        segs = cutter.segments
+        if len(segs) < len(head) + len(tail) or 0 <= cutter.ran_out < len(segs) - 1:
+            return None
+        for seg, p, shift in [*zip(segs, head, [0]), *zip(segs[len(segs) - len(tail):], tail, [delta] * 2)]:
+            if (seg.kind, seg.start, seg.end) != (p.kind, p.abs_start + shift, p.abs_end + shift):
+                return None
+        middle = segs[len(head) : len(segs) - len(tail)]
+        if any(seg.kind not in _BODY for seg in middle):
+            return None
+        return [self._parse_segment(seg, new_text) for seg in middle]

@@ -5,7 +5,9 @@ graph's `<...>` list, one per line), one node per line (a node with subgraphs sp
 functions. `data="full"` writes every element of every tensor so that the text parses back to the same data
 (bit for bit: the numbers are formatted by onnx's own printer, std::to_chars' shortest round-trip form);
 `data="summary"` is an editor view: a tensor over a few values keeps its type and shape and loses its data (valid
-syntax: `float[512,512] w = ,` is an initializer with no data), with a `#` comment that says what was left out.
+syntax: `float[512,512] w = ,` is an initializer with no data), with a `#` comment that says what was left out;
+`data="digest"` is the same with a digest of each left-out tensor's data in its comment (git's textconv: a changed
+weight changes its line).
 `node_line(node)` is one node on one line, its tensors and subgraphs elided (a label, not syntax to parse).
 
 What onnx's parser accepts, and where (onnx/defs/parser.cc of onnx 1.23, the same rules as our grammar):
@@ -47,7 +49,8 @@ from graphlsp.graph.enums import TensorProto
 from graphlsp.graph.tensor import Tensor, TensorError
 from graphlsp.syntax.semantics import ELEM_TYPES
 
-__all__ = ["PrintError", "is_identifier", "name_text", "node_line", "print_model", "type_text"]
+__all__ = ["PrintError", "is_identifier", "name_text", "node_line", "print_model", "print_with_external_data",
+           "type_text"]
 
 INDENT = "   "
 SUMMARY_FULL = 16  # summary mode: a tensor of at most this many elements is written in full...
@@ -67,6 +70,11 @@ _ONNX_PRINTS = {
     _T.FLOAT, _T.DOUBLE, _T.INT8, _T.UINT8, _T.BOOL, _T.INT16, _T.UINT16, _T.FLOAT16, _T.BFLOAT16, _T.INT32,
     _T.UINT32, _T.INT64, _T.UINT64, _T.FLOAT8E4M3FN, _T.FLOAT8E4M3FNUZ, _T.FLOAT8E5M2, _T.FLOAT8E5M2FNUZ,
     _T.FLOAT8E8M0,
+}  # fmt: skip
+# the integer types as numpy holds them: onnx's printer writes their elements as decimals joined by ","
+_INTEGERS: dict[int, Any] = {
+    _T.INT64: np.int64, _T.INT32: np.int32, _T.INT16: np.int16, _T.INT8: np.int8, _T.UINT64: np.uint64,
+    _T.UINT32: np.uint32, _T.UINT16: np.uint16, _T.UINT8: np.uint8, _T.BOOL: np.bool_,
 }  # fmt: skip
 _PACKED = {_T.INT4, _T.UINT4, _T.FLOAT4E2M1, _T.INT2, _T.UINT2}  # int32_data holds the packed bytes
 _FLOAT6 = {_T.FLOAT6E2M3, _T.FLOAT6E3M2}
@@ -236,8 +244,10 @@ def _ints(values: Iterable[Any]) -> str:
 class _Printer:
     """Writes one model (or one node) and gathers notes on what the text cannot carry."""
 
-    def __init__(self, data: str) -> None:
-        self.data = data  # "full", "summary" or "brief" (node_line)
+    def __init__(self, data: str, source: str = "") -> None:
+        self.data = data  # "full", "summary", "digest" or "brief" (node_line)
+        self.source = source  # where the weights left out are (said at the top)
+        self.sink: Any = None  # data="external": takes a large tensor's TensorProto, gives its `[...]` reference
         self.notes: dict[str, int] = {}
         self.renamed: list[tuple[str, str]] = []
 
@@ -246,7 +256,10 @@ class _Printer:
 
     def header_notes(self) -> list[str]:
         out = []
-        if self.data == "summary":
+        if self.data in ("summary", "digest") and self.source:
+            out.append(f"# graphlsp: tensors over {SUMMARY_FULL} values are written without their data; the weights "
+                       f"are in {self.source} (`graphlsp convert --weights inline` writes them all)")
+        elif self.data in ("summary", "digest"):
             out.append(
                 f"# graphlsp: data=summary: tensors over {SUMMARY_FULL} values are written without their data (the "
                 "comment on the line says what was left out); this text is a view, not the model"
@@ -539,8 +552,12 @@ class _Printer:
                 self.note("external data stays in its files: the text keeps the references, relative to the folder "
                           "of the model (keep the text beside them)")  # fmt: skip
                 return self.external(t), ""
-            if self.data == "summary" and not self.small(t):
+            if self.data in ("summary", "digest") and not self.small(t):
                 return "", self.summary(t)
+            if self.sink is not None and not self.small(t):
+                p = _proto(t)
+                if p.HasField("raw_data"):
+                    return self.sink(p.raw_data), ""
             if _is_sparse(t):
                 self.note("a sparse initializer is written dense (ONNX text has no sparse data)")
             return self.elements(t), ""
@@ -559,6 +576,8 @@ class _Printer:
     def summary(self, t: Tensor) -> str:
         n = t.size
         what = "values" if t.dtype != _T.STRING else "strings"
+        if self.data == "digest":
+            return f"{n} {what} ({_size(t.nbytes)}) not shown, {_digest(t)}"
         if t.nbytes > DECODE_CAP:
             return f"{n} {what} ({_size(t.nbytes)}) not shown"
         try:
@@ -592,10 +611,15 @@ class _Printer:
 
     def elements(self, t: Tensor) -> str:
         """Every element of a tensor as `{...}` literals that onnx's parser stores back as they were."""
+        dtype = t.dtype
+        whole = _INTEGERS.get(dtype)
+        if whole is not None and not _is_sparse(t):
+            arr = np.asarray(t.numpy())
+            if arr.dtype == whole:  # onnx's printer writes these as plain decimals; no need to import onnx
+                return _ints(arr.reshape(-1).view(np.uint8) if whole == np.bool_ else arr.reshape(-1).tolist())
         import onnx
         from onnx import numpy_helper
 
-        dtype = t.dtype
         if _is_sparse(t):
             arr = np.asarray(t.numpy())
             p = numpy_helper.from_array(arr.astype(onnx.helper.tensor_dtype_to_np_dtype(dtype)))
@@ -644,6 +668,18 @@ _ATTR_KINDS = {
 }  # fmt: skip
 
 
+def _digest(t: Tensor) -> str:
+    """A short digest of a tensor's data (its bytes as numpy holds them), the same for the same data."""
+    import hashlib
+
+    try:
+        arr = np.ascontiguousarray(np.asarray(t.numpy()))
+    except (TensorError, ValueError, TypeError, OSError):
+        return "data could not be read"
+    raw = arr.tobytes() if arr.dtype.kind != "O" else repr(arr.tolist()).encode("utf-8", "replace")
+    return "sha256 " + hashlib.sha256(raw).hexdigest()[:16]
+
+
 def _size(nbytes: int) -> str:
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if nbytes >= scale:
@@ -654,17 +690,42 @@ def _size(nbytes: int) -> str:
 # ---- the API
 
 
-def print_model(model: Model, *, data: str = "full") -> str:
+def print_model(model: Model, *, data: str = "full", source: str = "") -> str:
     """The model as ONNX text that onnx.parser.parse_model and our parser read.
 
     data="full": every tensor element, so the text parses back to the same model (what the text cannot carry is
     listed in `# graphlsp:` comments at the top). data="summary": tensors over a few values keep type and shape
-    and lose their data, with a comment on the line (a view for an editor; no large tensor is decoded).
+    and lose their data, with a comment on the line (a view for an editor; no large tensor is decoded);
+    data="digest": the same, each comment with a digest of the data. `source`: the file the data left out is in,
+    said at the top.
     Raises PrintError when the model has something ONNX text cannot write at all (an op that is no identifier).
     """
-    if data not in ("full", "summary"):
-        raise ValueError(f"data must be 'full' or 'summary', not {data!r}")
-    return _Printer(data).model(model)
+    if data not in ("full", "summary", "digest"):
+        raise ValueError(f"data must be 'full', 'summary' or 'digest', not {data!r}")
+    return _Printer(data, source).model(model)
+
+
+def print_with_external_data(model: Model, location: str) -> tuple[str, bytes]:
+    """The model as ONNX text whose tensors over a few values are written to one data file, `location` (relative
+    to the text's folder), which the text refers to as external data: (text, the data file's bytes). Tensors
+    already in external files keep their references."""
+    printer = _Printer("full")
+    chunks: list[bytes] = []
+    offset = 0
+
+    def sink(raw: bytes) -> str:
+        nonlocal offset
+        start = offset
+        chunks.append(raw)
+        offset += len(raw)
+        pad = -offset % 64  # each tensor at a 64-byte boundary, as onnx's own writer aligns large ones
+        chunks.append(b"\0" * pad)
+        offset += pad
+        return (f"[{printer.string('location')}: {printer.string(location)}, {printer.string('offset')}: "
+                f"{printer.string(str(start))}, {printer.string('length')}: {printer.string(str(len(raw)))}]")
+
+    printer.sink = sink
+    return printer.model(model), b"".join(chunks)
 
 
 def node_line(node: Node, limit: int = 200) -> str:

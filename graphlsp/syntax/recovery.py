@@ -25,6 +25,9 @@ _SCAN = re.compile(
 )
 
 OPENERS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+# Characters no statement is cut at: half-typed tokens (`@@`, a stray `$`) inside a statement leave it whole, and its
+# parse skips them (document.py), so that a keystroke's error stays in its statement and the statement's node stays.
+STRAY = frozenset("@?!$%^&*;|~`\\+/'")
 CLOSERS = {v: k for k, v in OPENERS.items()}
 BRACKET_NAMES = {"(": "'('", "[": "'['", "{": "'{'", "<": "'<'"}
 
@@ -83,10 +86,14 @@ def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Tok]:
 
 
 class Segmenter:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, start: int = 0, end: int | None = None) -> None:
+        """The statements of text[start:end] (a window: `run_nodes`) or of the whole text (`run`)."""
         self.text = text
-        self.toks = tokenize(text)
+        self.toks = tokenize(text, start, end)
         self.segments: list[Segment] = []
+        # the index of the first segment whose cutting looked for a bracket's closer past the last token: in a window,
+        # the segments from there on may be cut otherwise in the whole text (-1: none did)
+        self.ran_out = -1
 
     # ---- helpers
     def _at_line_start(self, j: int) -> bool:
@@ -114,6 +121,8 @@ class Segmenter:
                 depth -= 1
                 if depth == 0:
                     return k
+        if self.ran_out < 0:
+            self.ran_out = len(self.segments)
         return -1
 
     def _looks_like_node(self, j: int) -> bool:
@@ -125,26 +134,33 @@ class Segmenter:
             while k < n and toks[k].text != "]" and k - j < 4:
                 k += 1
             if k >= n or toks[k].text != "]":
-                return False
+                return self._out_of_tokens(k >= n, False)
             j = k + 1
         k = j
         while k < n and (toks[k].kind in "sw" or toks[k].text == ","):
             k += 1
         if k >= n or toks[k].text != "=":
-            return False
+            return self._out_of_tokens(k >= n, False)
         k += 1
         if k >= n or toks[k].kind != "w":
-            return False
+            return self._out_of_tokens(k >= n, False)
         k += 1
         while k + 1 < n and toks[k].text in (".", ":") and toks[k + 1].kind == "w":
             k += 2
         if k >= n or toks[k].text not in ("(", "<"):
-            return False
+            return self._out_of_tokens(k + 1 >= n, False)
         if toks[k].text == "(":
             close = self._match(k)
             if close >= 0 and close + 1 < n and toks[close + 1].kind == "a":
                 return False  # `name = g (x) => ...`: a graph-valued attribute
+            return self._out_of_tokens(close + 1 >= n, True)
         return True
+
+    def _out_of_tokens(self, ran_out: bool, answer: bool) -> bool:
+        """`answer`, noting when it was given for want of further tokens (see `ran_out`)."""
+        if ran_out and self.ran_out < 0:
+            self.ran_out = len(self.segments)
+        return answer
 
     # ---- statements
     def _bracket_group(self, j: int) -> int:
@@ -261,7 +277,7 @@ class Segmenter:
                     if CLOSERS[x] == top:
                         opened = stack.pop()
                         if not stack and opened == inputs_open:
-                            if j + 1 < n and toks[j + 1].text == "<":
+                            if (j + 1 < n or self._out_of_tokens(True, False)) and toks[j + 1].text == "<":
                                 trailing = j + 1
                                 stack.append(trailing)
                                 j += 2
@@ -275,7 +291,7 @@ class Segmenter:
                         end = j
                         problem = self._unclosed(stack, inputs_open, op_name, j, end)
                         break
-                elif stack == [inputs_open] and not (t.kind in "sw" or x == ","):
+                elif stack == [inputs_open] and not (t.kind in "sw" or x == "," or x in STRAY):
                     end = j
                     if x == "=":
                         end = max(self._line_first_token(j, inputs_open + 1), inputs_open + 1)
@@ -288,6 +304,7 @@ class Segmenter:
             j += 1
         if end < 0:
             end = j
+            self._out_of_tokens(True, False)
             if stack:
                 problem = self._unclosed(stack, inputs_open, op_name, None, end)
             elif j >= n and j > i and problem is None:
@@ -370,6 +387,18 @@ class Segmenter:
         seg = self._add(end_kind, j, j, None, block)
         if not (last and any(p.start == len(self.text) for p in last.problems)):  # not twice at the end of file
             seg.problems.append(SegProblem("expected '}' to close the node list", len(self.text), len(self.text)))
+        return j
+
+    def run_nodes(self, block: int, end_kind: str) -> int:
+        """The node statements of a window inside a block's body, and its closing `}` if the window reaches it (as
+        `_block` cuts them); the index of the first token not cut (after the `}`)."""
+        toks = self.toks
+        j = 0
+        while j < len(toks):
+            if toks[j].text == "}" and toks[j].kind == "p":
+                self._add(end_kind, j, j + 1, None, block)
+                return j + 1
+            j = self._node(j, block)
         return j
 
     def run(self) -> list[Segment]:

@@ -20,6 +20,19 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES = ROOT / "corpus" / "sizes"
+SHARED = ROOT.parent / "shared"
+
+
+def path_of(entry: dict) -> Path:
+    """A manifest entry's model: in corpus/sizes, elsewhere in the corpus (`../models/x.onnx`), or among the real
+    models beside the repository (`shared:realworld/x.onnx`)."""
+    file = entry["file"]
+    return SHARED / file.removeprefix("shared:") if file.startswith("shared:") else SIZES / file
+
+
+def sizes_of(assignment: dict) -> dict[str, int]:
+    """The dim sizes of an assignment (its "feeds" are values of inputs that are not sizes)."""
+    return {k: v for k, v in assignment.items() if k != "feeds"}
 
 
 @dataclass
@@ -42,13 +55,30 @@ def _default(name: str) -> int:
     return 224 if "height" in low or "width" in low else 3 if "channel" in low else 1
 
 
-def _feeds(session: object, sizes: dict[str, int]) -> dict[str, np.ndarray]:
+def _dim(name: str, sizes: dict[str, int]) -> int:
+    """A declared dim_param at the sizes: a symbol, or a sum of symbols (`past_sequence_length + sequence_length`)."""
+    if name in sizes:
+        return sizes[name]
+    parts = [x.strip() for x in name.split("+")]
+    if len(parts) > 1 and all(x in sizes or x.isdigit() for x in parts):
+        return sum(sizes[x] if x in sizes else int(x) for x in parts)
+    return _default(name)
+
+
+def _feeds(session: object, sizes: dict[str, int], given: dict | None = None) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     feeds = {}
     for i in session.get_inputs():  # type: ignore[attr-defined]
-        shape = [sizes.get(d, _default(d)) if isinstance(d, str) else d if isinstance(d, int) and d >= 0 else 1
+        shape = [_dim(d, sizes) if isinstance(d, str) else d if isinstance(d, int) and d >= 0 else 1
                  for d in i.shape]  # fmt: skip
-        if "int64" in i.type:
+        if given and i.name in given:
+            kind = np.bool_ if "bool" in i.type else np.int64 if "int64" in i.type else np.float32
+            feeds[i.name] = np.array(given[i.name], kind).reshape([x if x >= 0 else 1 for x in shape] or [])
+        elif "bool" in i.type:
+            feeds[i.name] = np.ones(shape, np.bool_)
+        elif "int32" in i.type:
+            feeds[i.name] = rng.integers(0, 4, shape).astype(np.int32)
+        elif "int64" in i.type:
             feeds[i.name] = (np.ones(shape, np.int64) if "mask" in i.name else
                              np.broadcast_to(np.arange(shape[-1]), shape).astype(np.int64) if "position" in i.name
                              else rng.integers(0, 4, shape).astype(np.int64))  # fmt: skip
@@ -59,8 +89,9 @@ def _feeds(session: object, sizes: dict[str, int]) -> dict[str, np.ndarray]:
     return feeds
 
 
-def run(path: Path, sizes: dict[str, int]) -> str:
-    """"runs", or the node onnxruntime fails at."""
+def run(path: Path, sizes: dict[str, int], given: dict | None = None) -> str:
+    """"runs", or the node onnxruntime fails at (the innermost, for a node in an If's branch); `given`: values
+    of inputs that are not sizes."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -68,10 +99,10 @@ def run(path: Path, sizes: dict[str, int]) -> str:
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     try:
-        session.run(None, _feeds(session, sizes))
+        session.run(None, _feeds(session, sizes, given))
     except Exception as e:
-        m = re.search(r"node\. Name:'([^']*)'", str(e))
-        return m.group(1) if m else "?"
+        names = re.findall(r"node\. Name:'([^']*)'", str(e))
+        return names[-1] if names else "?"
     return "runs"
 
 
@@ -82,12 +113,19 @@ def check(path: Path, sizes: dict[str, int] | None) -> list[tuple[str, str, str]
     from graphlsp.lint.runner import lint_binary
 
     settings = Settings(sizes=InputSizes(tuple((sizes or {}).items())))
-    return [(x.severity, x.code, x.node or "") for x in lint_binary(str(path), settings)]
+    return [(x.severity, x.code, x.node or _pinning_node(x.message)) for x in lint_binary(str(path), settings)]
 
 
-def judge(path: Path, sizes: dict[str, int]) -> Verdict:
+def _pinning_node(message: str) -> str:
+    """The node a GL321 (on the input) names: "... but Reshape '/Reshape' fixes it to 1"."""
+    m = re.search(r"but \S+ '([^']*)' fixes it", message)
+    return m.group(1) if m else ""
+
+
+def judge(path: Path, assignment: dict) -> Verdict:
+    sizes = sizes_of(assignment)
     errors = sorted({node for severity, _, node in check(path, sizes) if severity == "error"})
-    return Verdict(path.stem, sizes, run(path, sizes), errors)
+    return Verdict(path.stem, sizes, run(path, sizes, assignment.get("feeds")), errors)
 
 
 def manifest(folder: Path = SIZES) -> dict[str, dict]:
@@ -99,13 +137,16 @@ def main(argv: list[str]) -> int:
     names = [Path(a).stem for a in argv] or list(entries)
     bad = 0
     for name in names:
-        path = SIZES / entries[name]["file"]
+        path = path_of(entries[name])
+        if not path.exists():
+            print(f"{name}: {path} is not here (skipped)")
+            continue
         warnings = [f"{code} {node}" for severity, code, node in check(path, None) if code in ("GL320", "GL321")]
         print(f"{name}: {'; '.join(warnings) or 'no condition'}")
-        for sizes in entries[name]["assignments"]:
-            v = judge(path, sizes)
+        for assignment in entries[name]["assignments"]:
+            v = judge(path, assignment)
             bad += not v.agrees
-            at = " ".join(f"{k}={x}" for k, x in sizes.items())
+            at = " ".join(f"{k}={x}" for k, x in assignment.items())
             print(f"  {at:40} onnxruntime: {v.runtime:30} graphlsp errors: {', '.join(v.errors) or '-':30} "
                   f"{'ok' if v.agrees else 'DISAGREE'}")  # fmt: skip
     print(f"{bad} disagreement(s)")

@@ -39,11 +39,16 @@ def test_a_broken_config_is_a_config_error(tmp_path: Path, case: str, capsys: py
     assert err.startswith(f"graphlsp: error: {tmp_path / name}") and "internal error" not in err, err
 
 
-def test_an_absolute_glob_in_op_libraries_names_its_files(tmp_path: Path) -> None:
+def test_an_absolute_glob_in_op_libraries_is_a_config_error_in_a_project_and_fine_in_the_users_own(
+    tmp_path: Path,
+) -> None:
+    """A project's config names files inside its folder (docs/security.md); `--config` is the user's own file."""
     (tmp_path / "ops").mkdir()
     (tmp_path / "ops" / "a.onnxop").write_text("")
     (tmp_path / "graphlsp.toml").write_text(f'op-libraries = ["{tmp_path}/ops/*.onnxop"]\n')
-    assert load_settings(tmp_path).op_libraries == [str(tmp_path / "ops" / "a.onnxop")]
+    with pytest.raises(ConfigError, match="is an absolute path"):
+        load_settings(tmp_path)
+    assert load_settings(tmp_path, user=True).op_libraries == [str(tmp_path / "ops" / "a.onnxop")]
 
 
 def test_a_config_read_before_is_not_parsed_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -343,7 +343,7 @@ async def test_save_as_text_and_fold_write_beside_the_model(client: LanguageClie
     saved = await run("graphlsp.saveViewAsText")
     text_path = tmp_path / "vad.onnxtxt"
     assert saved["written"] is True and saved["path"] == str(text_path)
-    cli = subprocess.run([sys.executable, "-m", "graphlsp.cli", "convert", str(path), "-"], capture_output=True,
+    cli = subprocess.run([sys.executable, "-m", "graphlsp.cli", "convert", str(path), "-", "--weights", "inline"], capture_output=True,
                          text=True, check=True)  # fmt: skip
     assert text_path.read_text() == cli.stdout  # `graphlsp convert`: the model with all its data
     # it exists now: the user is asked, and says Cancel; `overwrite` skips the question

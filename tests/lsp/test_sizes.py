@@ -54,5 +54,30 @@ async def test_dims_from_the_editor(client: LanguageClient, tmp_path: Path) -> N
         text_document=lsp.TextDocumentItem(uri=view_uri, language_id="onnxtxt", version=1, text=result["text"])))
     assert await _settled(client, view_uri, {"GL303"}) == {"GL303"}  # height 48: the Concat fails
     client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(settings={"graphlsp": {"dims": {}}}))
-    assert await _settled(client, text_uri, {"GL320", "GL321"}) == {"GL320", "GL321"}  # no sizes: the contracts
+    assert await _settled(client, text_uri, {"GL321"}) == {"GL321"}  # no sizes: the contracts
     assert await _settled(client, view_uri, {"GL320"}) == {"GL320"}
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def misnamed(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, VSCODE, options={"graphlsp": {"dims": {"heigth": 48}, "inputShapes": {"x": [2, 9]}}})
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_sizes_the_model_contradicts_are_a_message(misnamed: LanguageClient, tmp_path: Path) -> None:
+    """`check` refuses them (exit 2); the editor says so once, and goes on checking the model."""
+    uri = (tmp_path / "traced.onnxtxt").as_uri()
+    misnamed.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="onnxtxt", version=1, text=TRACED)))  # fmt: skip
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline and len([m for m in misnamed.messages if "editor settings" in m.message]) < 2:
+        await asyncio.sleep(0.05)
+    said = [m.message for m in misnamed.messages if "editor settings" in m.message]
+    assert "graphlsp: editor settings: dims: heigth: no dim of the model is named 'heigth'; it has N" in said, said
+    assert "graphlsp: editor settings: input-shapes: x: dim 1 of 'x' ([N, 8]) is fixed at 8, not 9: onnxruntime " \
+           "refuses the input at any other size" in said, said  # fmt: skip
+    while time.monotonic() < deadline and uri not in misnamed.diagnostics:
+        await asyncio.sleep(0.05)
+    assert uri in misnamed.diagnostics  # the document is checked all the same

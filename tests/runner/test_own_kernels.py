@@ -1,4 +1,4 @@
-"""graphlsp's own kernels for Exp, Pow, Tile, ReduceMax and ReduceL2 (graphlsp/runner/kernels.py) against onnx.reference, the oracle
+"""graphlsp's own kernels for Exp, Reciprocal, Pow, Tile, ReduceMax and ReduceL2 (graphlsp/runner/kernels.py) against onnx.reference, the oracle
 they stand in for: the same values, dtypes and shapes, and the cases they leave to it."""
 
 from __future__ import annotations
@@ -38,6 +38,15 @@ def _same(op: str, args: list[Any], version: int = 17, attrs: dict[str, Any] | N
 def test_exp(dtype: Any, shape: tuple[int, ...]) -> None:
     x = np.asarray(RNG.standard_normal(shape) * 20).astype(dtype)  # overflows to inf in float16 too
     _same("Exp", [x])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(), (1,), (3, 4), (2, 0, 3)])
+def test_reciprocal(dtype: Any, shape: tuple[int, ...]) -> None:
+    x = np.asarray(RNG.standard_normal(shape) * 20).astype(dtype)
+    if x.size:
+        x.flat[0] = 0  # 1/0: inf, as the reference gives it
+    _same("Reciprocal", [x], 13)
 
 
 @pytest.mark.parametrize("base", [np.float16, np.float32, np.float64])
@@ -83,6 +92,7 @@ def test_reductions(op: str, version: int, dtype: Any, case: tuple[Any, ...]) ->
 
 @pytest.mark.parametrize(("op", "args"), [
     ("Exp", [np.array([1, 2], dtype=np.int64)]),
+    ("Reciprocal", [np.array([1, 2], dtype=np.int64)]),
     ("Pow", [np.array([2, 3], dtype=np.int64), np.array([-1], dtype=np.int64)]),  # numpy raises: the reference's
     ("Tile", [np.zeros((2, 3), np.float32), np.array([2, -1], dtype=np.int64)]),
     ("Tile", [np.zeros((2, 3), np.float32), np.array([2, 1, 1], dtype=np.int64)]),  # not one repeat per axis
@@ -91,4 +101,4 @@ def test_reductions(op: str, version: int, dtype: Any, case: tuple[Any, ...]) ->
     ("ReduceL2", [np.zeros((2, 3), np.float32), np.array([1, -1], dtype=np.int64)]),  # an axis twice
 ])  # fmt: skip
 def test_what_they_leave_to_onnx_reference(op: str, args: list[Any]) -> None:
-    assert kernels.KERNELS[op](args, {}, 17 if op in ("Exp", "Pow", "Tile") else 18) is NotImplemented
+    assert kernels.KERNELS[op](args, {}, 17 if op in ("Exp", "Reciprocal", "Pow", "Tile") else 18) is NotImplemented

@@ -681,13 +681,13 @@ def _convert(*args: str) -> int:
 def test_convert_binary_to_text_and_back(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "m.onnx"
     onnx.save(_names_model(), src)
-    assert _convert(str(src), str(tmp_path / "m.onnxtxt")) == 0
+    assert _convert(str(src), str(tmp_path / "m.onnxtxt"), "--weights", "inline") == 0
     text = (tmp_path / "m.onnxtxt").read_text(encoding="utf-8")
     assert text == print_model(read_model(src)[0])
     _reads_back(text)
     assert _convert(str(tmp_path / "m.onnxtxt"), str(tmp_path / "back.onnx")) == 0
     assert onnx.load(tmp_path / "back.onnx").graph.name == "main graph"
-    assert _convert(str(src), "-") == 0
+    assert _convert(str(src), "-", "--weights", "inline") == 0
     assert capsys.readouterr().out == text
 
 

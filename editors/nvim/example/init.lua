@@ -1,7 +1,7 @@
 -- A minimal Neovim (>= 0.11) config for graphlsp, also what capture.sh runs:
 --   nvim -u editors/nvim/example/init.lua examples/broken.onnxtxt
 -- In your own config, put editors/nvim on 'runtimepath' (or install it with your plugin manager) and keep the
--- lines below it. GRAPHLSP_CMD (a JSON array) overrides the server command, e.g. '["python", "-m", "graphlsp.cli", "serve"]'.
+-- lines below it. GRAPHLSP_CMD (a JSON array) overrides the server command, e.g. '["python", "-P", "-m", "graphlsp.cli", "serve"]'.
 local plugin = vim.fs.dirname(vim.fs.dirname(vim.fs.normalize(debug.getinfo(1, 'S').source:sub(2))))
 vim.opt.runtimepath:prepend(plugin)
 

@@ -5,3 +5,4 @@ if vim.g.loaded_graphlsp_view or vim.g.graphlsp_binary_view == false or vim.fn.h
 end
 vim.g.loaded_graphlsp_view = true
 require('graphlsp.view').setup()
+require('graphlsp.compare').setup()

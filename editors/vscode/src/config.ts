@@ -47,13 +47,22 @@ export function expand(value: string, workspaceFolder: string | undefined, env: 
   return out;
 }
 
-/** How to start the server process: what vscode-languageclient calls an `Executable` (stdio transport). */
+/** Whether the server command is a Python interpreter (`python`, `python3`, `python3.12`, `python.exe`). */
+export function isPython(command: string): boolean {
+  return /^python(\d+(\.\d+)*)?(\.exe)?$/i.test(path.basename(command));
+}
+
+/**
+ * How to start the server process: what vscode-languageclient calls an `Executable` (stdio transport). A Python
+ * interpreter (`python -m graphlsp.cli serve`) is started with `-P`: `python -m` would otherwise put the working
+ * directory, the workspace, first on `sys.path`, and a repository that ships a `graphlsp/` or `lark.py` would run
+ * its code in the editor the moment a model is opened (docs/security.md).
+ */
 export function serverExecutable(s: Settings, workspaceFolder?: string): { command: string; args: string[]; options: { cwd?: string } } {
-  return {
-    command: expand(s.command, workspaceFolder),
-    args: s.args.map((a) => expand(a, workspaceFolder)),
-    options: workspaceFolder ? { cwd: workspaceFolder } : {},
-  };
+  const command = expand(s.command, workspaceFolder);
+  let args = s.args.map((a) => expand(a, workspaceFolder));
+  if (isPython(command) && !args.some((a) => a === '-P' || a === '-I' || /^-[A-Za-z]*[PI]/.test(a))) args = ['-P', ...args];
+  return { command, args, options: workspaceFolder ? { cwd: workspaceFolder } : {} };
 }
 
 /**
@@ -98,6 +107,27 @@ export const FOLD_BINARY = 'graphlsp.foldBinary';
 export const VIEW_CHANGED = 'graphlsp/viewChanged';
 /** Commands the server offers (vscode-languageclient registers them) that the palette shows. */
 export const SERVER_COMMANDS = [SAVE_AS_TEXT, FOLD_BINARY];
+
+/** The scheme of a model at a git revision: `graphlsp-rev:/path/to/model.onnx?rev=HEAD` (the server renders it). */
+export const REVISION_SCHEME = 'graphlsp-rev';
+/** The server's command: a model at a revision ({path, rev} -> {text, error}), the left side of "Compare with…". */
+export const RENDER_REVISION = 'graphlsp.renderRevision';
+
+/** The revision a `graphlsp-rev:` URI's query names (`rev=HEAD`; HEAD when none). */
+export function revisionOf(query: string): string {
+  const rev = new URLSearchParams(query).get('rev');
+  return rev && rev.trim() ? rev.trim() : 'HEAD';
+}
+
+/** The diff view's title: `model.onnx (HEAD) ↔ model.onnx`. */
+export function compareTitle(left: string, right: string): string {
+  return `${left} \u2194 ${right}`;
+}
+
+/** Whether a path is a model graphlsp compares: binary or text. */
+export function isComparable(p: string): boolean {
+  return /\.(onnx|onnxtxt|onnxtext)$/i.test(p);
+}
 
 /** Whether a path is a binary ONNX model. */
 export function isModelPath(p: string): boolean {

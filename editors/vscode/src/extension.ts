@@ -150,6 +150,50 @@ class Views implements vscode.TextDocumentContentProvider {
 
 const views = new Views();
 
+/** A model at a git revision, rendered by the server (the left side of "Compare with HEAD"). */
+class Revisions implements vscode.TextDocumentContentProvider {
+  async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+    const c = await runningClient();
+    const answer = await c.sendRequest(ExecuteCommandRequest.type, { command: config.RENDER_REVISION,
+      arguments: [{ path: uri.fsPath, rev: config.revisionOf(uri.query) }] }, token);
+    return config.viewText(answer);
+  }
+}
+
+/** What a model shows in a diff view: a binary's text view, a text model's own file. */
+function shownUri(file: vscode.Uri): vscode.Uri {
+  return config.isModelPath(file.fsPath) ? viewUri(file) : file;
+}
+
+/** "Compare with…": the model (explorer, or the active editor's file or view) beside another model or itself at
+ * HEAD, in VS Code's diff editor (old on the left). */
+async function compareWithCommand(target?: vscode.Uri): Promise<void> {
+  let file = target instanceof vscode.Uri ? target : vscode.window.activeTextEditor?.document.uri;
+  if (file?.scheme === config.VIEW_SCHEME) file = file.with({ scheme: 'file' });
+  if (!file || file.scheme !== 'file' || !config.isComparable(file.fsPath)) {
+    void vscode.window.showInformationMessage('graphlsp: open a model (.onnx, .onnxtxt) to compare it');
+    return;
+  }
+  const head = { label: 'HEAD', description: 'the file as last committed (git)' };
+  const other = { label: 'Another model...', description: 'pick a .onnx or .onnxtxt file' };
+  const choice = await vscode.window.showQuickPick([head, other], { placeHolder: `Compare ${path.basename(file.fsPath)} with` });
+  if (!choice) return;
+  let left: vscode.Uri;
+  let leftLabel: string;
+  if (choice === head) {
+    left = file.with({ scheme: config.REVISION_SCHEME, query: 'rev=HEAD' });
+    leftLabel = `${path.basename(file.fsPath)} (HEAD)`;
+  } else {
+    const picked = await vscode.window.showOpenDialog({ canSelectMany: false,
+      filters: { 'ONNX model': ['onnx', 'onnxtxt', 'onnxtext'] } });
+    if (!picked?.[0]) return;
+    left = shownUri(picked[0]);
+    leftLabel = path.basename(picked[0].fsPath);
+  }
+  await vscode.commands.executeCommand('vscode.diff', left, shownUri(file),
+    config.compareTitle(leftLabel, path.basename(file.fsPath)));
+}
+
 /** Opens a model file as its read-only text view (language onnxtxt). */
 async function openView(file: vscode.Uri, column?: vscode.ViewColumn): Promise<vscode.TextEditor> {
   let doc = await vscode.workspace.openTextDocument(viewUri(file));
@@ -312,6 +356,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand('graphlsp.showOutput', () => output?.show(true)),
     vscode.commands.registerCommand('graphlsp.openBinaryView', openViewCommand),
     vscode.commands.registerCommand('graphlsp.showGraph', showGraphCommand),
+    vscode.commands.registerCommand('graphlsp.compareWith', compareWithCommand),
+    vscode.workspace.registerTextDocumentContentProvider(config.REVISION_SCHEME, new Revisions()),
     vscode.workspace.onDidChangeTextDocument((e) => graphs.edited(e.document.uri.toString())),
     vscode.window.onDidChangeTextEditorSelection((e) => {
       const at = e.selections[0]?.active;
@@ -323,7 +369,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidCloseTextDocument((doc) => views.closed(doc)),
     // a view restored with the window (or opened by its URI) is ONNX text too
     vscode.workspace.onDidOpenTextDocument((doc) => {
-      if (doc.uri.scheme === config.VIEW_SCHEME && doc.languageId !== config.LANGUAGE_ID) {
+      const ours = doc.uri.scheme === config.VIEW_SCHEME || doc.uri.scheme === config.REVISION_SCHEME;
+      if (ours && doc.languageId !== config.LANGUAGE_ID) {
         void vscode.languages.setTextDocumentLanguage(doc, config.LANGUAGE_ID);
       }
     }),

@@ -20,12 +20,20 @@ test('a Python interpreter as the server command', () => {
   const s = config.readSettings(
     from({ 'server.command': '/venv/bin/python', 'server.args': ['-m', 'graphlsp.cli', 'serve'], inlayHints: false }),
   );
+  // -P: the working directory (the workspace) is not put on sys.path, so no module of the repository is imported
   assert.deepEqual(config.serverExecutable(s, '/work/proj'), {
     command: '/venv/bin/python',
-    args: ['-m', 'graphlsp.cli', 'serve'],
+    args: ['-P', '-m', 'graphlsp.cli', 'serve'],
     options: { cwd: '/work/proj' },
   });
   assert.deepEqual(config.serverExecutable(s).options, {});
+  for (const python of ['python3', 'python3.12', '/usr/bin/python', 'C:\\Python\\python.exe']) {
+    assert.ok(config.isPython(python), python);
+  }
+  for (const other of ['graphlsp', '/venv/bin/graphlsp', 'pythonista']) assert.ok(!config.isPython(other), other);
+  const isolated = config.readSettings(from({ 'server.command': 'python3', 'server.args': ['-I', '-m', 'graphlsp.cli'] }));
+  assert.deepEqual(config.serverExecutable(isolated).args, ['-I', '-m', 'graphlsp.cli']);
+  assert.deepEqual(config.serverExecutable(config.DEFAULTS).args, ['serve']);
 });
 
 test('~, ${workspaceFolder}, ${userHome} and ${env:NAME} are expanded', () => {
@@ -52,4 +60,13 @@ test('a missing server gets an actionable message', () => {
   assert.match(msg, /could not run `graphlsp serve`/);
   assert.match(msg, /graphlsp\.server\.command/);
   assert.match(config.startFailure(config.DEFAULTS, 'boom'), /failed to start: boom/);
+});
+
+test('"Compare with…": the revision of a graphlsp-rev URI, the title, the files it compares', () => {
+  assert.equal(config.revisionOf('rev=HEAD'), 'HEAD');
+  assert.equal(config.revisionOf('rev=main~2'), 'main~2');
+  assert.equal(config.revisionOf(''), 'HEAD');
+  assert.equal(config.compareTitle('m.onnx (HEAD)', 'm.onnx'), 'm.onnx (HEAD) \u2194 m.onnx');
+  assert.ok(config.isComparable('/a/m.onnx') && config.isComparable('/a/m.ONNXTXT') && config.isComparable('m.onnxtext'));
+  assert.ok(!config.isComparable('/a/m.onnx.data') && !config.isComparable('/a/ops.onnxop'));
 });

@@ -47,6 +47,13 @@ test('op libraries (*.onnxop): their own language, grammar and configuration, in
   assert.match(manifest.scripts['test:grammar'], /test\/grammar\/\*\.test\.onnxop/);
 });
 
+test('an untrusted workspace: limited, its own server command and arguments ignored', () => {
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, 'limited');
+  assert.deepEqual([...untrusted.restrictedConfigurations].sort(), [...config.RESTART_KEYS].sort());
+  assert.match(untrusted.description, /graphlsp\.server\.command/);
+});
+
 test('settings: declared with the defaults the extension uses', () => {
   const props = manifest.contributes.configuration.properties;
   assert.equal(props['graphlsp.server.command'].default, config.DEFAULTS.command);

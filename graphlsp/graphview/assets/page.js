@@ -147,6 +147,10 @@
     const scopes = new Array(items.length);
     for (let i = items.length - 1; i >= 0; i--) {
       const n = items[i];
+      if (!n.isInput && n.scope) { // the modules the exporter says made the node (dynamo's scopes)
+        scopes[i] = n.scope.slice();
+        continue;
+      }
       if (!n.isInput && n.name.includes("/")) {
         const parts = n.name.split("/").filter((p) => p.length > 0);
         parts.pop();
@@ -442,6 +446,7 @@
         } else if (b.kind === "node") {
           const n = graph.nodes[b.index];
           const cls = "node" + problemClass(n.problems) + (n.fold ? " fold" : "") + (b.index === selected ? " selected" : "")
+            + (n.diff ? " diff-" + n.diff : "") // graphlsp diff's mark (graphlsp/diff/page.py)
             + (cursorLine !== null && n.line === cursorLine ? " cursor" : "");
           const g = el("g", { class: cls, "data-node": b.index }, shapes);
           el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 4 }, g);
