@@ -25,11 +25,17 @@ def node_label(node: Node) -> str:
 
 def scope_of(node: Node, depth: int) -> str:
     """The exporter's module path of a node (`/model/layers.3/self_attn/q_proj/MatMul` at depth 2:
-    `/model/layers.3`); nodes without one share `(top)`."""
+    `/model/layers.3`), or the modules torch.export wrote in its metadata (`pkg.torch.onnx.name_scopes`, read by
+    graphlsp/provenance); nodes without either share `(top)`."""
     name = node.name or ""
-    if not name.startswith("/"):
-        return "(top)"
-    parts = name.split("/")[1:-1]
+    if name.startswith("/"):
+        parts = name.split("/")[1:-1]
+    else:
+        from graphlsp.provenance.modules import scope_parts
+        from graphlsp.provenance.trace import of_node
+
+        src = of_node(node) if node.origin.metadata else None
+        parts = scope_parts(src) if src is not None and src.modules else []
     return "/" + "/".join(parts[:depth]) if parts else "(top)"
 
 

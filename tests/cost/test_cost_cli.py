@@ -98,3 +98,10 @@ def test_the_cost_line_read_without_argparse_is_argparse_s(line: list[str]) -> N
         return  # argparse parses it, and explains a mistake
     assert full is not None and vars(fast) == full
     assert cli._plain_cost(["cost", "a.onnx", "--dim", "b=1"]) is not None
+
+
+def test_scopes_of_torch_export_from_its_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    """torch.export names nodes `node_MatMul_12`: the modules come from the node's metadata instead."""
+    _, out, _ = run(capsys, str(ROOT / "corpus/models/dynamo_llama.onnx"), "--format", "json", "--depth", "3")
+    rows = json.loads(out)["rows"]
+    assert rows[0]["name"].startswith("/m/model/layers.") and rows[0]["name"] != "(top)"
