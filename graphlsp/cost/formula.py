@@ -109,7 +109,7 @@ class Total:
 
     def add(self, x: Dim, times: int = 1) -> None:
         if x is None:
-            self.unknown += 1
+            self.unknown += times
         elif isinstance(x, int):
             if x:
                 self.poly[()] = self.poly.get((), 0) + x * times

@@ -269,11 +269,11 @@ __all__ = ["BY", "format_csv", "format_json", "format_text", "node_lines", "summ
 # ---- the editor's lines (graphlsp/query.py: hovers and the graph header's inlay hint)
 def analysis_cost(a: Any) -> ModelCost:
     """The cost of an analysed document, kept in its cache until the next edit."""
-    from graphlsp.cost.model import model_cost
+    from graphlsp.cost.model import kept_cost
 
     got = a.cache.get("cost")
     if not isinstance(got, ModelCost):
-        got = a.cache["cost"] = model_cost(a.model, a.refiner)
+        got = a.cache["cost"] = kept_cost(a.model, a.refiner)
     return got
 
 
@@ -320,11 +320,10 @@ HEADER_WIDTH = 60  # characters of a formula the header's hint shows; the rest i
 
 
 def header_label(a: Any) -> str:
-    """The model's totals as the graph header's inlay hint: ` FLOPs 65792*batch*seq · 32.9k params`."""
+    """The model's totals as the graph header's inlay hint: ` FLOPs 65792*batch*seq · 32.90 k params (128.50 KiB)`
+    (the peak is left to `graphlsp cost`: the hint is asked for at every edit)."""
     cost = analysis_cost(a)
     flops = _formula(cost.flops)
     if len(flops) > HEADER_WIDTH:
         flops = flops[: HEADER_WIDTH - 1] + "…"
-    peak = cost.peak.candidates
-    memory = f" · peak {peak[0][0]} B" if len(peak) == 1 and len(str(peak[0][0])) <= HEADER_WIDTH // 2 else ""
-    return f" FLOPs {flops} · {human(cost.params.count)} params ({human(cost.params.bytes, 'B')}){memory}"
+    return f" FLOPs {flops} · {human(cost.params.count)} params ({human(cost.params.bytes, 'B')})"
