@@ -41,7 +41,8 @@ DYNAMO = {"vit", "whisper"}
 
 
 # ---------------------------------------------------------------- models
-def _models() -> dict[str, Callable[[], Any]]:
+def _models(hf: bool = True) -> dict[str, Callable[[], Any]]:
+    """Every model by name; `hf`: with the three of transformers (when it is installed)."""
     import torch
     from torch import nn
     from torch.nn import functional as F
@@ -264,7 +265,8 @@ def _models() -> dict[str, Callable[[], Any]]:
                                           {"batch": n, "seq": s}), ["ids"], [(1, 8), (2, 30)]  # fmt: skip
 
     models["bi_lstm_gru"] = rnn
-    models.update(_hf_models())
+    if hf:
+        models.update(_hf_models())
     return models
 
 
