@@ -5,6 +5,7 @@ Pure analysis, no LSP types: the language server translates positions and calls 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,8 @@ from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece
 from graphlsp.syntax.lower import text_graph, text_node
 from graphlsp.syntax.positions import line_start_at
+
+log = logging.getLogger("graphlsp.query")
 
 Span = tuple[int, int]
 
@@ -372,7 +375,10 @@ def inlay_hints(a: Analysis, start: int = 0, end: int | None = None) -> list[Inl
                 out.append(InlayHint(span[1], label))
     header = _graph_name_end(a)
     if header is not None and start <= header <= end:  # the model's totals after the graph's name (graphlsp/cost)
-        out.append(InlayHint(header, cost_report.header_label(a)))
+        try:
+            out.append(InlayHint(header, cost_report.header_label(a)))
+        except Exception:  # the types' hints stand without it
+            log.exception("the cost hint failed")
     out.sort(key=lambda h: h.offset)
     return out
 
@@ -381,12 +387,13 @@ def cost_lines(a: Analysis, offset: int) -> str:
     """What the hover adds of the cost (graphlsp/cost): on a node's op its FLOPs and bytes, on a value its size
     and, on a graph output, what computing it costs. Apart from `hover`: the graph page shows that per op."""
     hit = hit_at(a, offset)
-    if hit is None:
-        return ""
-    if hit.kind == "op" and hit.node is not None:
-        return cost_report.node_markdown(a, hit.node)
-    if hit.kind == "value" and hit.value is not None:
-        return cost_report.value_markdown(a, hit.value)
+    try:
+        if hit is not None and hit.kind == "op" and hit.node is not None:
+            return cost_report.node_markdown(a, hit.node)
+        if hit is not None and hit.kind == "value" and hit.value is not None:
+            return cost_report.value_markdown(a, hit.value)
+    except Exception:  # a bug of the cost's must not take the hover with it
+        log.exception("the cost lines of a hover failed")
     return ""
 
 
