@@ -643,12 +643,20 @@ def _cost(args: argparse.Namespace) -> int:
                   + (f"; did you mean {near!r}?" if near else ""), file=sys.stderr)  # fmt: skip
             return EXIT_USAGE
     cost = model_cost(model, refiner)
+    bound = None
+    if sizes:  # the numbers from an analysis at those sizes: exact where a dim has no name the formulas could bind
+        if args.file.endswith(".onnx"):
+            model_b, _ = read_model(args.file)
+            bound = model_cost(model_b, ModelAnalysis(model_b, [], sizes=sizes).refiner)
+        else:
+            a_b = Analysis(source.text, sizes=sizes)
+            bound = model_cost(a_b.model, a_b.refiner)
     if args.format == "json":
-        sys.stdout.write(format_json(cost, args.by, env, args.depth))
+        sys.stdout.write(format_json(cost, args.by, env, args.depth, bound))
     elif args.format == "csv":
-        sys.stdout.write(format_csv(cost, args.by, env, args.depth))
+        sys.stdout.write(format_csv(cost, args.by, env, args.depth, bound))
     else:
-        sys.stdout.write(format_text(cost, args.by, env, args.file, args.depth))
+        sys.stdout.write(format_text(cost, args.by, env, args.file, args.depth, bound))
     return EXIT_CLEAN
 
 

@@ -8,7 +8,7 @@ dim taken as SORT_SIZE for the ordering alone (said in the output).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from graphlsp.cost.formula import Total, evaluate, human, show, to_json
@@ -106,25 +106,55 @@ def _n(total: Total, env: Mapping[str, int]) -> int | None:
     return total.value(env) if env else None
 
 
+Number = Callable[[Total, str, "str | None"], "int | None"]
+
+
+def numbers(cost: ModelCost, env: Mapping[str, int], by: str, depth: int, bound: ModelCost | None) -> Number:
+    """The number of a total (`kind`: flops, macs, read, written) or of a row's: from `bound`, the cost of an
+    analysis run at the given sizes (exact where a dim has no name to bind, as `--input-shape` gives it), else the
+    formula evaluated at `env`."""
+    if bound is None:
+        return lambda total, kind, row: _n(total, env)
+    table = {r.name: r for r in rows(bound, by, depth)}
+
+    def number(total: Total, kind: str, row: str | None) -> int | None:
+        source: Any = bound if row is None else table.get(row)
+        got = getattr(source, kind).value({}) if source is not None else None
+        return got if got is not None else _n(total, env)
+
+    return number
+
+
+def peak_number(cost: ModelCost, env: Mapping[str, int], bound: ModelCost | None) -> tuple[int | None, Node | None]:
+    if bound is not None:
+        got = bound.peak.value({})
+        if got[0] is not None:
+            return got
+    return cost.peak.value(env) if env else (None, None)
+
+
 def _formula(total: Total) -> str:
     text = str(total)
     return f"{text} + ? ({total.unknown} unknown)" if total.unknown else text
 
 
-def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) -> dict[str, Any]:
-    """Everything, as JSON data: formulas as text, numbers when `env` binds every symbol they use."""
+def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2,
+            bound: ModelCost | None = None) -> dict[str, Any]:  # fmt: skip
+    """Everything, as JSON data: formulas as text, numbers when `env` binds every symbol they use (or from
+    `bound`, the cost at the given sizes)."""
+    num = numbers(cost, env, by, depth, bound)
 
-    def pair(t: Total) -> dict[str, Any]:
-        return {"formula": str(t), "value": _n(t, env), "unknown_parts": t.unknown}
+    def pair(t: Total, kind: str) -> dict[str, Any]:
+        return {"formula": str(t), "value": num(t, kind, None), "unknown_parts": t.unknown}
 
-    peak_value, peak_node = cost.peak.value(env) if env else (None, None)
+    peak_value, peak_node = peak_number(cost, env, bound)
     params = cost.params
     data: dict[str, Any] = {
         "symbols": cost.symbols,
         "bound": dict(env),
         "nodes": len(cost.nodes),
-        "totals": {"flops": pair(cost.flops), "macs": pair(cost.macs), "bytes_read": pair(cost.read),
-                   "bytes_written": pair(cost.written)},  # fmt: skip
+        "totals": {"flops": pair(cost.flops, "flops"), "macs": pair(cost.macs, "macs"),
+                   "bytes_read": pair(cost.read, "read"), "bytes_written": pair(cost.written, "written")},  # fmt: skip
         "parameters": {
             "elements": params.count, "bytes": params.bytes,
             "by_type": [{"kind": k, "type": _elem(e), "elements": v[0], "bytes": v[1]}
@@ -142,8 +172,8 @@ def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) ->
     }
     for r in ordered(rows(cost, by, depth), env, cost.symbols):
         data["rows"].append({
-            "name": r.name, "nodes": r.nodes, "flops": str(r.flops), "flops_value": _n(r.flops, env),
-            "macs": str(r.macs), "macs_value": _n(r.macs, env), "bytes_read": str(r.read),
+            "name": r.name, "nodes": r.nodes, "flops": str(r.flops), "flops_value": num(r.flops, "flops", r.name),
+            "macs": str(r.macs), "macs_value": num(r.macs, "macs", r.name), "bytes_read": str(r.read),
             "bytes_written": str(r.written), "parameter_bytes": r.params, "unknown_parts": r.flops.unknown,
             **({"note": r.note} if by == "node" else {}),
         })  # fmt: skip
@@ -156,13 +186,15 @@ def _elem(e: int) -> str:
     return elem_name(e)
 
 
-def format_json(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) -> str:
+def format_json(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2,
+                bound: ModelCost | None = None) -> str:  # fmt: skip
     import json
 
-    return json.dumps(to_data(cost, by, env, depth), indent=2) + "\n"
+    return json.dumps(to_data(cost, by, env, depth, bound), indent=2) + "\n"
 
 
-def format_csv(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) -> str:
+def format_csv(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2,
+               bound: ModelCost | None = None) -> str:  # fmt: skip
     import csv
     import io
 
@@ -170,7 +202,7 @@ def format_csv(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2)
     w = csv.writer(out, lineterminator="\n")
     w.writerow([by, "nodes", "flops", "flops_value", "macs", "macs_value", "bytes_read", "bytes_written",
                 "parameter_bytes"])  # fmt: skip
-    for r in to_data(cost, by, env, depth)["rows"]:
+    for r in to_data(cost, by, env, depth, bound)["rows"]:
         w.writerow([r["name"], r["nodes"], r["flops"], r["flops_value"], r["macs"], r["macs_value"],
                     r["bytes_read"], r["bytes_written"], r["parameter_bytes"]])  # fmt: skip
     return out.getvalue()
@@ -183,11 +215,12 @@ def _with_value(formula: str, value: int | None, unit: str) -> str:
     return f"{formula}  = {value:,}" + (f" ({shown})" if shown != f"{value}" and shown != f"{value} {unit}" else "")
 
 
-def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, str]]:
-    """(label, text) lines of the totals: what the text report starts with and the editor's hover shows."""
+def summary_lines(cost: ModelCost, env: Mapping[str, int], bound: ModelCost | None = None) -> list[tuple[str, str]]:
+    """(label, text) lines of the totals: what the text report starts with."""
+    num = numbers(cost, env, "op", 1, bound)
     lines = [
-        ("FLOPs", _with_value(_formula(cost.flops), _n(cost.flops, env), "FLOPs")),
-        ("MACs", _with_value(_formula(cost.macs), _n(cost.macs, env), "MACs")),
+        ("FLOPs", _with_value(_formula(cost.flops), num(cost.flops, "flops", None), "FLOPs")),
+        ("MACs", _with_value(_formula(cost.macs), num(cost.macs, "macs", None), "MACs")),
     ]
     p = cost.params
     kinds = []
@@ -195,8 +228,8 @@ def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, st
         kinds.append(f"{kind}s {_elem(e)} {count:,} ({human(size, 'B')})")
     lines.append(("parameters", f"{p.count:,} elements, {p.bytes:,} bytes ({human(p.bytes, 'B')})"
                   + (f": {'; '.join(kinds)}" if kinds else "")))  # fmt: skip
-    lines.append(("bytes read", _with_value(_formula(cost.read), _n(cost.read, env), "B")))
-    lines.append(("bytes written", _with_value(_formula(cost.written), _n(cost.written, env), "B")))
+    lines.append(("bytes read", _with_value(_formula(cost.read), num(cost.read, "read", None), "B")))
+    lines.append(("bytes written", _with_value(_formula(cost.written), num(cost.written, "written", None), "B")))
     peak = cost.peak
     if peak.candidates:
         if len(peak.candidates) == 1:
@@ -205,7 +238,7 @@ def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, st
         else:
             text = "max(" + ", ".join(f"{x} at {node_label(n) if n else 'the inputs'}"
                                       for x, n in peak.candidates) + ")"  # fmt: skip
-        value, at = peak.value(env) if env else (None, None)
+        value, at = peak_number(cost, env, bound)
         if value is not None:
             text += f"  = {value:,} ({human(value, 'B')}) at {node_label(at) if at else 'the inputs'}; with the " \
                     f"weights {human(value + p.bytes, 'B')}"  # fmt: skip
@@ -217,11 +250,13 @@ def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, st
     return lines
 
 
-def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, depth: int = 2) -> str:
-    out = [f"{path}: {len(cost.nodes)} nodes" + (f"; dims {', '.join(cost.symbols)}" if cost.symbols else "")
-           + (f" (bound: {', '.join(f'{k}={v}' for k, v in env.items())})" if env else "")]  # fmt: skip
+def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, depth: int = 2,
+                bound: ModelCost | None = None) -> str:  # fmt: skip
+    shown = ", ".join(f"{k}={v}" for k, v in env.items() if k in cost.symbols)
+    at = f" (bound: {shown})" if shown else " (at the sizes given)" if env or bound is not None else ""
+    out = [f"{path}: {len(cost.nodes)} nodes" + (f"; dims {', '.join(cost.symbols)}" if cost.symbols else "") + at]
     width = 17
-    for label, text in summary_lines(cost, env):
+    for label, text in summary_lines(cost, env, bound):
         out.append(f"  {label:<{width}}{text}")
     unknown = cost.unknown()
     if unknown:
@@ -230,6 +265,7 @@ def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, dep
             ops.setdefault(n.node.qualified_op, n.note)
         out.append(f"  {len(unknown)} node{'s' if len(unknown) != 1 else ''} of unknown cost (the totals are at "
                    f"least the formulas): " + "; ".join(f"{op} ({why})" for op, why in ops.items()))  # fmt: skip
+    num = numbers(cost, env, by, depth, bound)
     table = ordered(rows(cost, by, depth), env, cost.symbols)
     total = cost.flops.value({s: env.get(s, SORT_SIZE) for s in cost.symbols})
     heading = {"scope": f"by name scope (depth {depth})", "op": "by op type", "node": "by node"}[by]
@@ -242,7 +278,7 @@ def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, dep
         v = r.flops.value({s: env.get(s, SORT_SIZE) for s in cost.symbols})
         if v is not None and total:
             share = f"{100 * v / total:5.1f}%"
-        value = _n(r.flops, env)
+        value = num(r.flops, "flops", r.name)
         number = f"  = {human(value, 'FLOPs')}" if value is not None else ""
         note = f"  [{r.note}]" if r.note else ""
         count = f"{r.nodes} node{'s' if r.nodes != 1 else ''}" if by != "node" else ""

@@ -105,3 +105,23 @@ def test_scopes_of_torch_export_from_its_metadata(capsys: pytest.CaptureFixture[
     _, out, _ = run(capsys, str(ROOT / "corpus/models/dynamo_llama.onnx"), "--format", "json", "--depth", "3")
     rows = json.loads(out)["rows"]
     assert rows[0]["name"].startswith("/m/model/layers.") and rows[0]["name"] != "(top)"
+
+
+def test_input_shape_gives_numbers_where_a_dim_has_no_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An input dim without a dim_param makes no formula (`?`); `--input-shape` still gives the numbers, from an
+    analysis at that shape."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    w = helper.make_tensor("w", TensorProto.FLOAT, [8, 4], [0.5] * 32)
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 4])], [w])  # fmt: skip
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), str(path))
+    _, out, _ = run(capsys, str(path), "--format", "json")
+    assert json.loads(out)["totals"]["flops"]["value"] is None
+    _, out, _ = run(capsys, str(path), "--format", "json", "--input-shape", "x=5x8")
+    data = json.loads(out)
+    assert data["totals"]["flops"]["value"] == 2 * 5 * 8 * 4
+    assert data["rows"][0]["flops_value"] == 2 * 5 * 8 * 4
