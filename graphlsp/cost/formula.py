@@ -186,18 +186,6 @@ def poly(x: int | Expr) -> Poly:
     return dict(x.poly)
 
 
-def poly_dim(p: Poly) -> Dim:
-    out: Dim = 0
-    for mono, c in sorted(p.items(), key=lambda mc: (not mc[0], "*".join(a.key for a in mc[0]))):
-        if not c:
-            continue
-        term: Dim = c
-        for atom in mono:
-            term = d.mul(term, d.symbol_of(atom) if atom.kind == "sym" else _atom_dim(atom))
-        out = d.add(out, term)
-    return out
-
-
 _ATOM_BOUNDS: dict[d.Atom, d.Bounds] = {}
 
 
@@ -215,28 +203,6 @@ def mono_bounds(mono: tuple[d.Atom, ...]) -> d.Bounds:
         lo = None if lo is None else lo * a_lo
         hi = None if hi is None or a_hi is None else hi * a_hi
     return lo, hi
-
-
-def poly_at_least(a: Poly, b: Poly) -> bool:
-    """Whether a >= b is proved for every value of the symbols (each >= 0), term by term."""
-    low = 0
-    for mono in a.keys() | b.keys():
-        c = a.get(mono, 0) - b.get(mono, 0)
-        if not c:
-            continue
-        if not mono:
-            low += c
-            continue
-        lo, hi = mono_bounds(mono)
-        if c > 0:
-            if lo is None:
-                return False
-            low += c * lo
-        else:
-            if hi is None:
-                return False
-            low += c * hi
-    return low >= 0
 
 
 def at_least(a: Dim, b: Dim) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from graphlsp.cost import registry
-from graphlsp.cost.formula import Total, add_all, at_least, bytes_of, numel, value_bytes
+from graphlsp.cost.formula import Total, at_least, bytes_of, value_bytes
 from graphlsp.cost.memory import Peak, peak_memory
 from graphlsp.cost.movement import free
 from graphlsp.cost.registry import Call, Work
@@ -238,13 +238,6 @@ def _elements(refiner: ShapeRefiner, v: Value | None) -> tuple[Dim, ...] | None:
     if x.const is not None and x.const.size <= 16 and np.issubdtype(x.const.dtype, np.integer):
         return tuple(int(e) for e in x.const.reshape(-1))
     return None
-
-
-def io_bytes(node: Node, refiner: ShapeRefiner) -> tuple[Dim, Dim]:
-    """Bytes read (every input slot) and written (every output)."""
-    read = add_all(value_bytes(refiner.type_of(v)) for v in node.inputs if v is not None)
-    written = add_all(value_bytes(refiner.type_of(v)) for v in node.outputs if v is not None)
-    return read, written
 
 
 def _shape(refiner: ShapeRefiner, v: Value | None) -> Any:
@@ -478,11 +471,3 @@ class _Walk:
             return Work(b.flops, b.macs, f"the larger branch, {nb}"), ib
         return Work(d.maximum(a.flops, b.flops), d.maximum(a.macs, b.macs),
                     "the larger branch (which one depends on the sizes)"), ia + ib  # fmt: skip
-
-
-def value_size(refiner: ShapeRefiner, value: Value) -> Dim:
-    """A value's size in bytes (what the hover shows)."""
-    return value_bytes(refiner.type_of(value))
-
-
-__all__ = ["ModelCost", "NodeCost", "Parameters", "call_of", "model_cost", "numel", "value_size"]

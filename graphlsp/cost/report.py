@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphlsp.cost.formula import Total, evaluate, human, show, to_json
+from graphlsp.cost.formula import Total, human, show
 from graphlsp.cost.model import ModelCost, NodeCost
 from graphlsp.graph.core import Node
 
@@ -286,20 +286,6 @@ def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, dep
     return "\n".join(out) + "\n"
 
 
-def node_lines(n: NodeCost, env: Mapping[str, int] | None = None) -> list[str]:
-    """What the hover on a node says of its cost."""
-    env = env or {}
-    flops = show(n.flops)
-    value = evaluate(n.flops, env) if env else None
-    lines = [f"FLOPs {flops}" + (f" = {value:,}" if value is not None and flops != str(value) else "")
-             + (f" (MACs {show(n.macs)})" if n.macs not in (0, None) else "")]  # fmt: skip
-    if n.note:
-        lines.append(f"counted: {n.note}")
-    lines.append(f"bytes read {show(n.read)}, written {show(n.written)}")
-    return lines
-
-
-__all__ = ["BY", "format_csv", "format_json", "format_text", "node_lines", "summary_lines", "to_json"]
 
 
 # ---- the editor's lines (graphlsp/query.py: hovers and the graph header's inlay hint)
