@@ -91,7 +91,8 @@ def _check(args: argparse.Namespace) -> int:
         tty = sys.stderr.isatty()
         results = check_files(files, settings, fix=fix, jobs=args.jobs, cache=not args.no_cache,
                               progress=tty and len(files) > 20, unsafe=args.unsafe_fixes)  # fmt: skip
-    refused = _refused_sizes(results, given, settings)
+    folders = not stdin and any(os.path.isdir(p) for p in paths)
+    refused = _refused_sizes(results, given, settings, folders)
     for message in refused:  # sizes the models contradict: nothing is reported (nor fixed) at sizes they refuse
         print(f"graphlsp: error: {message}", file=sys.stderr)
     if refused:
@@ -187,20 +188,41 @@ def _size_option(kind: str, name: str, given: InputSizes, source: str) -> str:
     return f"{source}: input-shapes: {name}"
 
 
-def _refused_sizes(results: list[Any], given: InputSizes, settings: Settings) -> list[str]:
+def _given(kind: str, name: str, given: InputSizes) -> bool:
+    """Was the size named on the command line (else it comes from the config file)?"""
+    return name in (given.dim_map() if kind == "dim" else given.shape_map())
+
+
+def _refused_sizes(results: list[Any], given: InputSizes, settings: Settings, folders: bool) -> list[str]:
     """Usage errors for the sizes the checked models contradict: a name is unknown when no model has it (a folder's
-    models differ), a size that contradicts a model's input is an error on that model."""
+    models differ), a size that contradicts a model's input is an error on that model. A name from the config file
+    that the files named on the command line lack is only a warning: the config is the project's, and pre-commit
+    checks the few files a commit changes."""
     models = [r for r in results if not r.error and not r.path.lower().endswith(".onnxop")]
-    out: list[str] = []
+    refused: dict[str, list[str]] = {}  # one message, the models that refuse it (said once, as findings are)
     unknown: dict[tuple[str, str], str] = {}
     for k, r in enumerate(models):
         mine = {(p.kind, p.name): p.message for p in r.size_problems if p.unknown}
         unknown = mine if k == 0 else {key: m for key, m in unknown.items() if key in mine}
         for p in r.size_problems:
             if not p.unknown:
-                where = f"{r.path}: " if len(models) > 1 else ""
-                out.append(f"{where}{_size_option(p.kind, p.name, given, settings.source)}: {p.message}")
-    return [f"{_size_option(kind, name, given, settings.source)}: {m}" for (kind, name), m in unknown.items()] + out
+                refused.setdefault(f"{_size_option(p.kind, p.name, given, settings.source)}: {p.message}", []) \
+                    .append(r.path)  # fmt: skip
+    out = []
+    for (kind, name), m in unknown.items():
+        if folders or _given(kind, name, given):
+            out.append(f"{_size_option(kind, name, given, settings.source)}: {m}")
+        else:
+            print(f"graphlsp: warning: {_size_option(kind, name, given, settings.source)}: {m}", file=sys.stderr)
+    for message, paths in refused.items():
+        if len(models) == 1:
+            out.append(message)
+        elif len(paths) == 1:
+            out.append(f"{paths[0]}: {message}")
+        else:
+            shown = ", ".join(paths[:3]) + (", …" if len(paths) > 3 else "")
+            out.append(f"{message} ({len(paths)} models: {shown})")
+    return out
 
 
 def _without_hints(
@@ -585,10 +607,13 @@ def _shapes_refused(model: Any, sizes: InputSizes, given: InputSizes, settings: 
     """Say which given sizes the model contradicts (usage errors); True when there are any."""
     from graphlsp.infer.sizes import size_problems
 
-    problems = size_problems(model, sizes)
-    for p in problems:
-        print(f"graphlsp: error: {_size_option(p.kind, p.name, given, settings.source)}: {p.message}", file=sys.stderr)
-    return bool(problems)
+    refused = False
+    for p in size_problems(model, sizes):
+        fatal = not p.unknown or _given(p.kind, p.name, given)  # a config's name another model of it may have
+        refused |= fatal
+        print(f"graphlsp: {'error' if fatal else 'warning'}: {_size_option(p.kind, p.name, given, settings.source)}: "
+              f"{p.message}", file=sys.stderr)  # fmt: skip
+    return refused
 def _cost(args: argparse.Namespace) -> int:
     """FLOPs, bytes, parameters and peak memory as formulas in the input dims (graphlsp/cost)."""
     from graphlsp.analysis import Analysis, ModelAnalysis
@@ -597,7 +622,7 @@ def _cost(args: argparse.Namespace) -> int:
     from graphlsp.graph.ops import closest
     from graphlsp.infer.refiner import bindings
     from graphlsp.lint.config import ConfigError, load_settings
-    from graphlsp.source import read_source
+    from graphlsp.source import is_binary, read_source
 
     try:
         settings = load_settings(args.file)
@@ -605,7 +630,7 @@ def _cost(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
-    if args.file.endswith(".onnx"):
+    if is_binary(args.file):
         from graphlsp.binary.read import read_model
 
         try:

@@ -244,7 +244,7 @@ def file_graph(path: str, settings: Settings) -> dict[str, Any]:
     """A model file's graph with the problems `graphlsp check` reports on it. Raises OSError."""
     from pathlib import Path
 
-    from graphlsp.lint.runner import lint_text
+    from graphlsp.lint.runner import lint_text, load_failure
     from graphlsp.source import is_binary, read_source
 
     title = Path(path).name
@@ -261,8 +261,7 @@ def file_graph(path: str, settings: Settings) -> dict[str, Any]:
             raise
         except Exception as e:  # protobuf's DecodeError, a malformed message
             r = rule("GL106")
-            d = Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
-                           f"cannot load binary ONNX model: {type(e).__name__}: {e}")  # fmt: skip
+            d = Diagnostic(path, None, None, None, None, r.severity, r.code, r.name, load_failure(e))
             return empty(title, [d])
         analysis = ModelAnalysis(model, found, settings.fold_size_cap)
         diags = finalize(collect_binary(analysis, path), "", path, settings)

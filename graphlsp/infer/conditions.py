@@ -300,6 +300,8 @@ def _atom_direction(atom: Atom) -> int:
 
 
 def _at(x: Dim, s: Expr, v: int) -> int | None:
+    if len(s.poly) == 1 and len(s.poly[0][0]) == 1 and s.poly[0][0][0].kind == "sym" and s.poly[0][1] == 1:
+        return d.value_at(x, {s.poly[0][0][0].name: v})  # integers: no expression rebuilt per size
     got = d.replace(x, s, v)
     return got if isinstance(got, int) else None
 

@@ -94,7 +94,6 @@ def _solved(cond: Condition, name: str) -> Solution | None:
 _GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640, 1024, 2048, 4096, 8192)
 
 
-_at = witnesses.at
 _holds = witnesses.holds
 
 
@@ -179,7 +178,7 @@ def _related(cond: Condition, relations: dict[str, d.Dim]) -> Condition:
     if not relations:
         return cond
     return Condition(with_relations(cond.a, relations), with_relations(cond.b, relations), cond.broadcast,
-                     cond.at_most)  # fmt: skip
+                     cond.at_most, tuple(_related(c, relations) for c in cond.others))  # fmt: skip
 
 
 def condition_findings(refiner: ShapeRefiner) -> list[Finding]:
@@ -240,21 +239,31 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     order = _node_order(refiner)
     reqs = sorted(((node, cond, sol, c) for c in found.values() for node, cond, sol in c.requirements),
                   key=lambda r: order.get(r[0], len(order)))  # fmt: skip
-    base = witnesses.base_sizes(r[1] for r in reqs)
+    # sizes every caller's feeds satisfy (total = past + sequence): the conditions are searched with them applied
+    relations = stated_relations(refiner.model, refiner.values)
+    related = {cond: _stated(cond, relations) for _, cond, _, _ in reqs}
+    base = witnesses.base_sizes(related.values())
     claims: list[_Claim] = []
+    searched: dict[int, Condition] = {}  # a claim's condition as searched
     seen: list[tuple[Node, Condition, set[int]]] = []  # earlier requirements, with their nodes' graph chains
     for node, cond, sol, contract in reqs:
         chain = _graph_chain(node)
+        mine = related[cond]
+        known = sol if mine is cond else None  # a related symbol replaced: the solution is no longer of `mine`
         earlier = list(dict.fromkeys(c for n, c, ch in seen if n is not node and id(n.graph) in chain))
-        seen.append((node, cond, chain))
-        sizes = None if cond in earlier else witnesses.search(cond, sol, earlier, base)
+        seen.append((node, mine, chain))
+        sizes = None if mine in earlier else witnesses.search(mine, known, earlier, base)
         if sizes is not None:
+            sizes.update({n: v for n, x in relations.items()
+                          if n not in sizes and (v := value_at(x, sizes)) is not None})  # fmt: skip
             claims.append(_Claim(node, cond, sol, contract.symbol, contract.places, sizes))
+            searched[id(claims[-1])] = mine
             continue
-        fails = witnesses.failing(cond, sol)
+        fails = witnesses.failing(mine, known)
         if fails is None:
             continue
-        cover = next((c for c in claims if c.node is not node and witnesses.covers(c.cond, cond, fails, base)), None)
+        cover = next((c for c in claims if c.node is not node
+                      and witnesses.covers(searched[id(c)], mine, fails, base)), None)  # fmt: skip
         if cover is not None and node not in cover.later:
             cover.later.append(node)
     out: list[Finding] = []
@@ -262,6 +271,16 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     for claim in claims:
         out.append(_finding(claim, pinned))
     return out
+
+
+def _stated(cond: Condition, relations: dict[str, d.Dim]) -> Condition:
+    """The condition with the related symbols replaced by what the model states they are (every alternative of a
+    disjunction)."""
+    if not relations or not cond.symbols() & relations.keys():
+        return cond
+    first, *rest = (Condition(with_relations(c.a, relations), with_relations(c.b, relations), c.broadcast,
+                              c.at_most) for c in cond.alternatives())  # fmt: skip
+    return Condition(first.a, first.b, first.broadcast, first.at_most, tuple(rest))
 
 
 def _finding(claim: _Claim, pinned: set[str]) -> Finding:
@@ -372,4 +391,13 @@ def input_requirements(refiner: ShapeRefiner) -> list[DimRequirement]:
                                               tuple(n for n in dict.fromkeys(also) if n is not node)))  # fmt: skip
     order = {v.name: k for k, v in enumerate(refiner.model.graph.inputs)} if refiner.model.graph else {}
     out.sort(key=lambda r: (order.get(r.input, 0), r.dim))
-    return out
+    firsts: dict[tuple[str, int, str], DimRequirement] = {}  # one a later node repeats (each layer's attention) once
+    for r in out:
+        key = (r.input, r.dim, r.requirement)
+        first = firsts.get(key)
+        if first is None:
+            firsts[key] = r
+        elif r.node is not first.node and r.node not in first.also:
+            firsts[key] = DimRequirement(first.input, first.dim, first.symbol, first.requirement, first.node,
+                                         (*first.also, r.node, *(n for n in r.also if n not in first.also)))
+    return list(firsts.values())

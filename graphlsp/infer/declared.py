@@ -11,6 +11,10 @@ size inside them where the pair differs is the witness, found over one common pe
 never by substituting sizes into expressions. Over several symbols, the difference is evaluated (integers, no
 rebuilding of expressions) at the first sizes of each symbol that its own requirements admit; a declaration that
 differs nowhere there is not reported. A pair is judged once per model, however many values carry it.
+
+A witness is one a caller can feed: symbols the model states as sums of others (`stated_relations`: an attention's
+total length is the past plus the new tokens) are replaced by those sums before the judgement. The findings about a
+binary's `value_info` entries, an exporter's annotations, are said once per model (`grouped_annotations`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from graphlsp.graph.core import Model, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution, solve
-from graphlsp.infer.dims import Atom, Dim, Expr
+from graphlsp.infer.dims import Atom, Dim, Expr, value_at
 
 MAX_SYMBOLS = 3
 MAX_WINDOW = 1 << 16  # membership tests for one symbol's witness, at most
@@ -33,33 +37,6 @@ FIRST = 6  # admissible sizes tried per symbol when the difference spans several
 LARGE = (64, 256, 1024, 4096)
 
 Witness = tuple[tuple[str, int], ...]
-
-
-def value_at(x: Dim, sizes: dict[str, int]) -> int | None:
-    """x at those sizes of its symbols, as an integer (None where a symbol is not given or x is unknown)."""
-    if isinstance(x, int) or x is None:
-        return x
-    total = 0
-    for mono, coeff in x.poly:
-        term = coeff
-        for atom in mono:
-            v = _atom_at(atom, sizes)
-            if v is None:
-                return None
-            term *= v
-        total += term
-    return total
-
-
-def _atom_at(atom: Atom, sizes: dict[str, int]) -> int | None:
-    if atom.kind == "sym":
-        return sizes.get(atom.name)
-    a, b = (value_at(arg, sizes) for arg in atom.args)
-    if a is None or b is None:
-        return None
-    if atom.kind == "floor":
-        return a // b if b else None
-    return min(a, b) if atom.kind == "min" else max(a, b)
 
 
 def _substitute(x: Dim, target: Atom, value: Dim) -> Dim:
@@ -95,7 +72,7 @@ def _lone_atom(x: Dim) -> Atom | None:
 def _rewritten(g: Dim, relations: tuple[Condition, ...]) -> Dim:
     """g with each plain equality among `relations` applied as a rewrite of its lone-atom side."""
     for rel in relations:
-        if rel.broadcast or rel.at_most or not isinstance(g, Expr):
+        if rel.broadcast or rel.at_most or rel.others or not isinstance(g, Expr):
             continue
         for side, other in ((rel.b, rel.a), (rel.a, rel.b)):
             atom = _lone_atom(side)
@@ -112,7 +89,11 @@ def _mentions(x: Dim, atom: Atom) -> bool:
 
 
 def _holds(cond: Condition, sizes: dict[str, int]) -> bool | None:
-    """The condition at those sizes (None where a side is unknown or below 1: nothing is claimed there)."""
+    """The condition at those sizes (None where a side is unknown or below 1: nothing is claimed there); a
+    disjunction holds where one of its relations does."""
+    if cond.others:
+        got = [_holds(c, sizes) for c in cond.alternatives()]
+        return True if True in got else None if None in got else False
     a, b = value_at(cond.a, sizes), value_at(cond.b, sizes)
     if a is None or b is None or a < 1 or b < 1:
         return None
@@ -148,6 +129,12 @@ def _admissible(sols: list[Solution]) -> list[int]:
 
 
 @lru_cache(maxsize=4096)
+def _solve(cond: Condition, name: str) -> Solution | None:
+    """`conditions.solve`, once per condition: the requirements recur across the pairs of a model."""
+    return solve(cond, name)
+
+
+@lru_cache(maxsize=4096)
 def judge(ours: Dim, theirs: Dim, related: tuple[Condition, ...]) -> Witness | None:
     """Sizes at which `theirs` (declared) differs from `ours` (inferred), both at least 1, while every condition of
     `related` holds; None when there are none (or that is not proved)."""
@@ -163,12 +150,12 @@ def judge(ours: Dim, theirs: Dim, related: tuple[Condition, ...]) -> Witness | N
 
 
 def _one(cond: Condition, name: str, related: tuple[Condition, ...]) -> Witness | None:
-    declared = solve(cond, name)
+    declared = _solve(cond, name)
     if declared is None or declared.holds_always():
         return None
     sols = [declared]
     for rel in related:
-        sol = solve(rel, name)
+        sol = _solve(rel, name)
         if sol is None:
             return None  # a requirement not solved: its sizes are not known, so no witness is proved
         sols.append(sol)
@@ -184,7 +171,7 @@ def _several(cond: Condition, names: tuple[str, ...], related: tuple[Condition, 
     candidates: list[list[int]] = []
     for name in names:
         own = [rel for rel in related if rel.symbols() == {name}]
-        sols = [sol for rel in own if (sol := solve(rel, name)) is not None]
+        sols = [sol for rel in own if (sol := _solve(rel, name)) is not None]
         if len(sols) != len(own):
             return None
         candidates.append(_admissible(sols))

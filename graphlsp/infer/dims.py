@@ -742,6 +742,34 @@ def _replace_atom(atom: Atom, target: Expr, value: Dim) -> Dim:
     return minimum(a, b) if atom.kind == "min" else maximum(a, b)
 
 
+def value_at(x: Dim, sizes: dict[str, int]) -> int | None:
+    """x at those sizes of its symbols, as an integer, computed without building an expression: None where a symbol
+    is not given, x is unknown, or the value is outside int64 (as `replace` would give)."""
+    if isinstance(x, int) or x is None:
+        return x
+    total = 0
+    for mono, coeff in x.poly:
+        term = coeff
+        for atom in mono:
+            v = _atom_at(atom, sizes)
+            if v is None:
+                return None
+            term *= v
+        total += term
+    return total if INT64_MIN <= total <= INT64_MAX else None
+
+
+def _atom_at(atom: Atom, sizes: dict[str, int]) -> int | None:
+    if atom.kind == "sym":
+        return sizes.get(atom.name)
+    a, b = (value_at(arg, sizes) for arg in atom.args)
+    if a is None or b is None:
+        return None
+    if atom.kind == "floor":
+        return a // b if b else None
+    return min(a, b) if atom.kind == "min" else max(a, b)
+
+
 def never(x: Dim, value: int) -> bool:
     """Whether x provably never equals `value` (every symbol a dim): by its bounds, or by its residue modulo the
     gcd of its coefficients (`2*floor(H/2)` is never 1)."""

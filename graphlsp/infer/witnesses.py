@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 from functools import lru_cache
 from itertools import product
 
-from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution
+from graphlsp.infer.declared import value_at
 
 GRID = (1, 2, 3, 4, 5, 6, 7, 8, 16, 32, 64, 128, 224, 256, 512, 640, 1024, 2048, 4096, 8192)
 SWEEP = tuple(range(1, 257)) + (320, 384, 448, 512, 640, 768, 1024, 2048, 4096, 8192)
@@ -23,12 +23,6 @@ OTHER_SIZES = (8, 16, 32, 64, 128, 224, 320, 640)  # sizes tried for the symbols
 MAX_SYMBOLS = 3  # a condition over more symbols is not searched (it is not reported)
 
 Sizes = dict[str, int]
-
-
-def at(x: d.Dim, sizes: Sizes) -> d.Dim:
-    for name, v in sizes.items():
-        x = d.replace(x, d.symbol(name), v)
-    return x
 
 
 def satisfied(cond: Condition, a: int, b: int) -> bool:
@@ -45,8 +39,8 @@ def holds(cond: Condition, sizes: Sizes) -> bool | None:
 
 
 def _holds_one(cond: Condition, sizes: Sizes, constants_free: bool) -> bool | None:
-    a, b = at(cond.a, sizes), at(cond.b, sizes)
-    if not isinstance(a, int) or not isinstance(b, int):
+    a, b = value_at(cond.a, sizes), value_at(cond.b, sizes)  # evaluated, not rebuilt symbol by symbol
+    if a is None or b is None:
         return None
     if any(x < 1 and not (constants_free and isinstance(side, int)) for x, side in ((a, cond.a), (b, cond.b))):
         return None

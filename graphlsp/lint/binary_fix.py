@@ -1,8 +1,8 @@
 """Safe fixes on a binary model, written as a binary: only what the rule names changes.
 
 Two rules have a fix a binary can take: GL210 (an initializer nothing reads) removes that initializer; GL315 on a
-`value_info` entry (an exporter's annotation that inference contradicts, judged with no sizes bound) removes that
-entry, every copy of it. The rest of the file is the same protobuf messages (weights untouched, external data
+`value_info` entry (an exporter's annotation that inference contradicts, at the sizes `check` is given) removes
+that entry, every copy of it. The rest of the file is the same protobuf messages (weights untouched, external data
 references kept).
 """
 
@@ -28,7 +28,7 @@ def fix_binary(path: str, settings: Settings) -> tuple[bytes | None, int]:
 
     model, findings = read_model(path)
     unused = {f.value for f in findings if f.code == "GL210" and f.value and settings.enabled(f.code, path)}
-    wrong = _contradicted(model, findings) if settings.enabled("GL315", path) else set()
+    wrong = _contradicted(model, findings, settings) if settings.enabled("GL315", path) else set()
     if not unused and not wrong:
         return None, 0
     proto = ModelProto()
@@ -50,12 +50,13 @@ def fix_binary(path: str, settings: Settings) -> tuple[bytes | None, int]:
     return proto.SerializeToString(), removed + len(dropped)
 
 
-def _contradicted(model: Model, findings: list[Finding]) -> set[str]:
-    """The main graph's value_info entries that inference contradicts (no sizes bound)."""
+def _contradicted(model: Model, findings: list[Finding], settings: Settings) -> set[str]:
+    """The main graph's value_info entries that inference contradicts (at the sizes the settings bind, as `check`
+    reports them)."""
     from graphlsp.analysis import ModelAnalysis
     from graphlsp.infer.contracts import condition_findings
     from graphlsp.infer.declared import contradicted_annotations
 
-    analysis = ModelAnalysis(model, findings)
+    analysis = ModelAnalysis(model, findings, settings.fold_size_cap, settings.sizes)
     raw = [*analysis.refiner.findings(), *condition_findings(analysis.refiner)]
     return {f.detail[len("output "):] for f in contradicted_annotations(raw, model)}

@@ -127,14 +127,14 @@ RULES: dict[str, Rule] = {
         Rule("GL601", "op-library-syntax", "error", "An op library file (`*.onnxop`) that does not parse."),
         Rule("GL602", "op-declaration-error", "error", "An op declaration graphlsp cannot use (an unknown type or "
              "function, a name the shape contract cannot resolve): the op is left out of the library."),
+        Rule("GL603", "op-declaration-warning", "warning", "An op declaration graphlsp uses that is probably not "
+             "what was meant (an unused type constraint, onnx already defines the op)."),
         Rule("GL701", "no-kernel", "error", "The target runtime has no kernel for the node: its op at its schema "
              "version with its element types (a warning where onnxruntime runs a float16 node in float32)."),
         Rule("GL702", "ep-fallback", "warning", "No kernel on the target's GPU execution provider, but one on CPU: "
              "the node runs on CPU, its data copied there and back."),
         Rule("GL703", "runtime-too-old", "error", "The model's IR version or an opset import is newer than the "
              "target runtime release loads."),
-        Rule("GL603", "op-declaration-warning", "warning", "An op declaration graphlsp uses that is probably not "
-             "what was meant (an unused type constraint, onnx already defines the op)."),
     ]
 }
 

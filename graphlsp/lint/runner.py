@@ -158,11 +158,16 @@ def lint_binary_sized(path: str, settings: Settings, data: bytes | None = None, 
         raise
     except Exception as e:  # protobuf's DecodeError, RuntimeError from a malformed message
         r = rule("GL106")
-        why = str(e) if isinstance(e, EmptyModel) else f"{type(e).__name__}: {e}"
-        return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name,
-                           f"cannot load binary ONNX model: {why}")], []  # fmt: skip
+        return [Diagnostic(path, None, None, None, None, r.severity, r.code, r.name, load_failure(e))], []
     analysis = ModelAnalysis(model, findings, settings.fold_size_cap, settings.sizes)
     return finalize(collect_binary(analysis, path, settings), "", path, settings), _size_problems(model, settings)
+
+
+def load_failure(e: Exception) -> str:
+    """GL106's message for a binary model protobuf (or the reader) refuses."""
+    from graphlsp.binary.read import EmptyModel
+
+    return f"cannot load binary ONNX model: {e if isinstance(e, EmptyModel) else f'{type(e).__name__}: {e}'}"
 
 
 def _size_problems(model: Model, settings: Settings) -> list[SizeProblem]:

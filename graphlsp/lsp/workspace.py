@@ -328,9 +328,12 @@ class GraphLspServer(LanguageServer):
         from graphlsp.infer.sizes import size_problems
 
         for p in size_problems(model, settings.sizes):
-            key = "dims" if p.kind == "dim" else "input-shapes"
-            self._show_config_error(f"graphlsp: {settings.source or 'settings'}: {key}: {p.name}: {p.message}",
-                                    lsp.MessageType.Warning)  # fmt: skip
+            key = "dims" if p.kind == "dim" else "inputShapes"
+            if p.unknown and not isinstance(self.options.get(key), dict):
+                continue  # the project config's name: another of its models has it
+            mine = isinstance(self.options.get(key), dict)
+            where = "editor settings" if mine or settings.source in ("", "editor settings") else settings.source
+            self._show_config_error(f"graphlsp: {where}: {key}: {p.name}: {p.message}", lsp.MessageType.Warning)
 
     def _show_config_error(self, message: str, kind: lsp.MessageType = lsp.MessageType.Error) -> None:
         """window/showMessage, once per message; from the event loop's thread (settings are also read on the

@@ -141,3 +141,19 @@ def test_huge_sizes_stay_cheap() -> None:
     assert sol.describe("height") == f"height must be {1 << 41}" and sol.counterexample() == 1
     falls = solve(Condition(d.mul(H, 2), 1 << 62, at_most=True), "height")
     assert falls is None  # 2**61 sizes: not listed, not claimed
+
+
+def test_a_disjunction_holds_where_one_of_its_relations_does() -> None:
+    """`S == 1 or 2*floor(S/2) == S or S <= 5` (an op library's `require ... or ...`): the union of the three, by
+    evaluation; a relation with a side 0 (`P == 0`) holds at no size of a dim."""
+    from graphlsp.infer.witnesses import holds as holds_at
+
+    s = d.symbol("S")
+    cond = Condition(s, 1, others=(Condition(d.mul(2, d.floordiv(s, 2)), s), Condition(s, 5, at_most=True),
+                                   Condition(s, 0)))  # fmt: skip
+    sol = solve(cond, "S")
+    assert sol is not None
+    for v in range(1, N):
+        assert sol.contains(v) == (v == 1 or v % 2 == 0 or v <= 5) == holds_at(cond, {"S": v}), v
+    assert sol.counterexample() == 7 and "or" in cond.equation()
+    assert reduced(cond) == cond  # no common factor divided out of one alternative (`P == 0` is not `1 == 0`)

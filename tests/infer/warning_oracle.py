@@ -1,6 +1,6 @@
 """Size conditions judged by execution: onnxruntime run at the witness of every GL320 and GL321.
 
-    python -m tests.infer.warning_oracle [MODEL.onnx ...]   # default: corpus/models, ../shared/realworld, corpus/sizes
+    python -m tests.infer.warning_oracle [MODEL.onnx ...]   # default: corpus/, ../shared/realworld, corpus/sizes
 
 A GL320 or GL321 names sizes ("it fails at height=33"); onnxruntime runs the model there (sizes the witness leaves
 out as the size oracle picks them; a bool input, such as a merged decoder's `use_cache_branch`, both ways, and an
@@ -70,6 +70,7 @@ def judge(path: Path) -> list[Judged]:
 
 def models() -> list[Path]:
     found = sorted((oracle.ROOT / "corpus" / "models").glob("*.onnx"))
+    found += sorted((oracle.ROOT / "corpus" / "ultralytics").glob("*.onnx"))
     found += sorted((oracle.SHARED / "realworld").glob("*.onnx"))
     found += sorted(oracle.SIZES.glob("*.onnx"))
     return found

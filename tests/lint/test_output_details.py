@@ -14,6 +14,8 @@ import pytest
 
 from graphlsp.cli import main
 from graphlsp.infer.conditions import Solution
+from graphlsp.lint.diagnostics import Diagnostic
+from graphlsp.lint.output import format_text, summary
 from tests.conftest import ROOT, shared
 
 CNN = ROOT / "corpus" / "models" / "ortsess_cnn.onnx"
@@ -25,17 +27,33 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_a_group_names_each_place_once(capsys: pytest.CaptureFixture[str]) -> None:
-    """PP-OCRv4's detector: GL320 on three Adds, each on both spatial dims. The note names each other node once,
-    with the dims found there, and the headline's own node only as `here`."""
+def _finding(node: int, name: str, output: str, dim: str) -> Diagnostic:
+    message = f"'{output}' is declared with dim {dim} = a, but Split gives b: at a=2 that is 2, not 1"
+    return Diagnostic("m.onnx", None, None, None, None, "warning", "GL315", "declared-shape-mismatch", message,
+                      node=name, node_index=node, op="Split", detail=f"output {output}")  # fmt: skip
+
+
+def test_a_group_names_each_place_once() -> None:
+    """Five findings alike on three nodes (two outputs of node 136, one more of the headline's node 12): the note
+    names node 136 once with the outputs that differ, and the headline's node only as `here`."""
+    found = [_finding(12, "s0", "a0", "1"), _finding(12, "s0", "a1", "1"), _finding(136, "s1", "b0", "1"),
+             _finding(136, "s1", "b1", "1"), _finding(140, "s2", "c0", "1")]  # fmt: skip
+    (line,) = format_text(found).splitlines()
+    note = line[line.index("(and 4 more like it: ") :]
+    assert note == ('(and 4 more like it: output a1 here; node 136 "s1" (Split): output b0, output b1; '
+                    'node 140 "s2" (Split))'), note  # fmt: skip
+    assert summary(found, 1) == "Found 5 warnings in 1 file."
+
+
+def test_a_group_on_a_real_model_names_each_place_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """PP-OCRv4's detector: GL320 on three Adds, each on both spatial dims."""
     det = shared("realworld", "ch_PP-OCRv4_det_infer.onnx")
     code, out, _ = run(capsys, "check", "--no-cache", "--format", "concise", str(det))
-    (line,) = [x for x in out.splitlines() if "GL320" in x]
-    note = line[line.index("(and 5 more like it: ") :]
-    assert note.startswith("(and 5 more like it: p2o.DynamicDimension.2 here; "), note
-    places = re.findall(r'node \d+ "[^"]*"', line)
-    assert places == ['node 611 "p2o.Add.248"', 'node 615 "p2o.Add.250"', 'node 619 "p2o.Add.252"'], line
-    assert 'node 615 "p2o.Add.250" (Add): p2o.DynamicDimension.1, p2o.DynamicDimension.2' in note
+    grouped = [x for x in out.splitlines() if "more like it" in x]
+    assert grouped, out
+    for line in grouped:
+        places = re.findall(r'node \d+ "[^"]*"', line)
+        assert len(places) == len(set(places)), line  # the headline's node and each other once
 
 
 def test_shapes_calls_initializers_initializers(capsys: pytest.CaptureFixture[str]) -> None:
@@ -100,6 +118,8 @@ def test_upper_case_onnx_is_a_binary_model(capsys: pytest.CaptureFixture[str], t
     assert code == 0 and "All checks passed (1 file)." in out, out + err
     code, out, _ = run(capsys, "shapes", str(tmp_path / "CNN.ONNX"))
     assert code == 0 and out.startswith("input\tpixel_values")
+    code, out, _ = run(capsys, "cost", str(tmp_path / "CNN.ONNX"))
+    assert code == 0 and "FLOPs" in out
 
 
 def test_an_empty_onnx_file_says_it_is_empty(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -127,3 +147,18 @@ def test_rule_and_config_keys_suggest_the_nearest(capsys: pytest.CaptureFixture[
     code, _, err = run(capsys, "check", "--no-cache", str(tmp_path))
     assert code == 2 and "unknown settings 'dim' (did you mean 'dims'?), 'input_shapes' (did you mean " \
                          "'input-shapes'?)" in err, err  # fmt: skip
+
+
+def test_the_inputs_hover_states_the_intersection_once() -> None:
+    """The editor's hover on the detector's input (its binary view): one line per dim, every node named."""
+    from graphlsp.query import hover
+    from graphlsp.view import render
+
+    view = render(str(shared("realworld", "ch_PP-OCRv4_det_infer.onnx")))
+    at = re.search(r"\] x[,)]", view.text)
+    assert at is not None
+    found = hover(view.analysis, at.start() + 2)
+    assert found is not None
+    lines = [x for x in found[0].splitlines() if x.startswith("- dim 2 ")]
+    assert len(lines) == 1 and "must be 0 or 29-31, or p2o.DynamicDimension.1 must be at most 4 (`Add`, line" in lines[0]
+    assert lines[0].count("`Add`, line") == 3, lines

@@ -91,3 +91,28 @@ def test_a_name_is_unknown_when_no_model_of_the_folder_has_it(capsys: pytest.Cap
 def test_targets(capsys: pytest.CaptureFixture[str], target: str, said: str) -> None:
     code, _, err = run(capsys, "check", "--no-cache", "--target", target, str(CNN))
     assert code == 2 and said in err and "targets: unknown" not in err, err
+
+
+def test_one_refusal_of_many_models_is_said_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for name in ("a.onnx", "b.onnx", "c.onnx"):
+        shutil.copyfile(VIT, tmp_path / name)
+    shutil.copyfile(CNN, tmp_path / "cnn.onnx")  # takes 224: no error of its own
+    code, out, err = run(capsys, "check", "--no-cache", "--input-shape", "pixel_values=1x3x224x224", str(tmp_path))
+    assert code == 2 and out == ""
+    (line,) = err.splitlines()
+    assert line.startswith("graphlsp: error: --input-shape pixel_values=1x3x224x224: dim 2 of 'pixel_values'")
+    assert line.endswith(f"(3 models: {tmp_path / 'a.onnx'}, {tmp_path / 'b.onnx'}, {tmp_path / 'c.onnx'})"), line
+
+
+def test_a_config_name_the_files_given_lack_is_a_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The config is the project's: a model without its `height` (bert) checked alone, as pre-commit checks the
+    files a commit changes, is checked, with a warning; the folder, where no model has `heigth`, is refused."""
+    shutil.copyfile(BERT, tmp_path / "bert.onnx")
+    (tmp_path / "graphlsp.toml").write_text("dims = { height = 64 }\n")
+    code, out, err = run(capsys, "check", "--no-cache", str(tmp_path / "bert.onnx"))
+    assert code == 0 and "in 1 file." in out
+    assert "graphlsp: warning: " in err and "dims: height: no dim of the model is named 'height'" in err
+    code, out, err = run(capsys, "shapes", str(tmp_path / "bert.onnx"))
+    assert code == 0 and "input_ids" in out and "graphlsp: warning: " in err
+    code, _, err = run(capsys, "check", "--no-cache", str(tmp_path))
+    assert code == 2 and "graphlsp: error: " in err

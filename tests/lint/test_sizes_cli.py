@@ -200,3 +200,17 @@ def test_op_library_requirements_are_conditions(capsys: pytest.CaptureFixture[st
             "CachedAttention: one token at a time (S = 2)"]
     finally:
         CATALOG.clear_project()
+
+
+TABLES = H + ("g (float[N, H] x, float[4] t4, float[3] t3) => (float[N, 4] y, float[N, 3] z) {\n"
+              "  y = Add (x, t4)\n  z = Add (x, t3)\n}\n")  # fmt: skip
+
+
+def test_a_witness_satisfies_the_nodes_before_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The second Add needs H in {1, 3}, the first H in {1, 4}: at H=2 the first fails, so the second's witness
+    is H=4 (where a runtime gets to it)."""
+    p = tmp_path / "tables.onnxtxt"
+    p.write_text(TABLES)
+    code, out, _ = run(capsys, "check", "--no-cache", "--format", "json", str(p))
+    found = [(d["line"], d["message"].rsplit("(it fails at ", 1)[1]) for d in json.loads(out) if d["code"] == "GL320"]
+    assert found == [(3, "H=5)"), (4, "H=4)")]

@@ -230,7 +230,8 @@ def test_a_views_code_actions_run_commands(tmp_path: Path) -> None:
     try:
         init = c.request(1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}})
         commands = init["result"]["capabilities"]["executeCommandProvider"]["commands"]
-        assert sorted(commands) == ["graphlsp.foldBinary", "graphlsp.renderView", "graphlsp.saveViewAsText"]
+        assert sorted(commands) == ["graphlsp.foldBinary", "graphlsp.renderRevision", "graphlsp.renderView",
+                                    "graphlsp.saveViewAsText"]
         c.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         uri = path.as_uri()
         c.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {

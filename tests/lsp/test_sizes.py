@@ -76,7 +76,7 @@ async def test_sizes_the_model_contradicts_are_a_message(misnamed: LanguageClien
         await asyncio.sleep(0.05)
     said = [m.message for m in misnamed.messages if "editor settings" in m.message]
     assert "graphlsp: editor settings: dims: heigth: no dim of the model is named 'heigth'; it has N" in said, said
-    assert "graphlsp: editor settings: input-shapes: x: dim 1 of 'x' ([N, 8]) is fixed at 8, not 9: onnxruntime " \
+    assert "graphlsp: editor settings: inputShapes: x: dim 1 of 'x' ([N, 8]) is fixed at 8, not 9: onnxruntime " \
            "refuses the input at any other size" in said, said  # fmt: skip
     while time.monotonic() < deadline and uri not in misnamed.diagnostics:
         await asyncio.sleep(0.05)

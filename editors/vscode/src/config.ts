@@ -49,7 +49,7 @@ export function expand(value: string, workspaceFolder: string | undefined, env: 
 
 /** Whether the server command is a Python interpreter (`python`, `python3`, `python3.12`, `python.exe`). */
 export function isPython(command: string): boolean {
-  return /^python(\d+(\.\d+)*)?(\.exe)?$/i.test(path.basename(command));
+  return /^python(\d+(\.\d+)*)?(\.exe)?$/i.test(path.win32.basename(command)); // either separator
 }
 
 /**

@@ -221,15 +221,18 @@ test('the bundled extension activates, starts the server and registers its provi
   const load = (Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown })._load;
   (Module as unknown as { _load: typeof load })._load = (request: string, ...rest: unknown[]) =>
     request === 'vscode' ? vscode : load(request, ...rest);
+  let ext: { activate(c: unknown): Promise<void>; deactivate(): Promise<void> } | undefined;
+  let stopped = false;
   try {
     const bundle = path.resolve(__dirname, '..', 'extension.js');
-    const ext = require(bundle) as { activate(c: unknown): Promise<void>; deactivate(): Promise<void> };
+    ext = require(bundle) as { activate(c: unknown): Promise<void>; deactivate(): Promise<void> };
     const context = { subscriptions: [] as { dispose(): unknown }[], extensionPath: path.resolve(__dirname, '..', '..') };
     await within('activate', ext.activate(context)).catch((e) => { throw new Error(`${e}\nlog:\n${calls.log.join('\n')}\nproviders:\n${calls.providers.join('\n')}`); });
     assert.deepEqual(calls.errors, [], `no error shown; log: ${calls.log.join('\n')}`);
     // the extension's commands, and the server's (vscode-languageclient registers those from its capabilities)
-    assert.deepEqual([...calls.commands.keys()].sort(), ['graphlsp.foldBinary', 'graphlsp.openBinaryView',
-      'graphlsp.renderView', 'graphlsp.restartServer', 'graphlsp.saveViewAsText', 'graphlsp.showGraph', 'graphlsp.showOutput']);
+    assert.deepEqual([...calls.commands.keys()].sort(), ['graphlsp.compareWith', 'graphlsp.foldBinary',
+      'graphlsp.openBinaryView', 'graphlsp.renderRevision', 'graphlsp.renderView', 'graphlsp.restartServer',
+      'graphlsp.saveViewAsText', 'graphlsp.showGraph', 'graphlsp.showOutput']);
     const registered = (kind: string) => calls.providers.filter((p) => p.startsWith(kind));
     // the providers come from the server's capabilities: proof of a completed initialize handshake
     for (const kind of ['registerHoverProvider', 'registerInlayHintsProvider', 'registerDocumentSemanticTokensProvider',
@@ -245,7 +248,10 @@ test('the bundled extension activates, starts the server and registers its provi
     assert.equal(registered('registerHoverProvider').length, 2, 'a new client registered its providers again');
     assert.ok(calls.providers.length > before);
     await within('deactivate', ext.deactivate());
+    stopped = true;
   } finally {
+    // a failed assertion must not leave the server running: node's test runner would wait for it forever
+    if (ext && !stopped) await within('deactivate', ext.deactivate()).catch(() => undefined);
     (Module as unknown as { _load: typeof load })._load = load;
   }
 });

@@ -495,17 +495,22 @@
     $("layer").setAttribute("transform", "translate(" + transform.x + "," + transform.y + ") scale(" + transform.k + ")");
   }
 
-  // the whole width when that stays readable; else the top of the graph, centred on its first box, at 70%
+  // `whole` (the fit button): the whole graph, width and height, centred. The first view: the whole width when
+  // that stays readable (70% or more), else at 70%; from the graph's top and its left edge, nothing cut off
   function fit(laid, whole) {
     const box = $("graph").getBoundingClientRect();
-    const k = Math.min(1, (box.width - 20) / Math.max(1, laid.width));
-    transform = { k: whole ? Math.max(k, 0.05) : Math.max(k, 0.7), x: 0, y: 10 };
-    if (laid.width * transform.k <= box.width) {
-      transform.x = (box.width - laid.width * transform.k) / 2;
+    const width = box.width - ($("panel").hidden ? 0 : $("panel").getBoundingClientRect().width); // left of the panel
+    const w = Math.max(1, laid.width), h = Math.max(1, laid.height);
+    const across = Math.min(1, (width - 20) / w);
+    if (whole) {
+      const k = Math.max(0.02, Math.min(across, (box.height - 20) / h));
+      transform = { k, x: (width - w * k) / 2, y: Math.max(10, (box.height - h * k) / 2) };
     } else {
+      // smaller, down to 35%, when that brings the topmost box into sight beside the left edge
       const first = (laid.children || []).reduce((a, c) => (a === null || c.y < a.y ? c : a), null);
-      const cx = first ? first.x + first.width / 2 : laid.width / 2;
-      transform.x = box.width / 2 - cx * transform.k;
+      const reach = first ? (width - 20) / (first.x + first.width) : across;
+      const k = Math.max(across, Math.min(0.7, Math.max(reach, 0.35)));
+      transform = { k, x: w * k <= width - 20 ? (width - w * k) / 2 : 10, y: 10 };
     }
     applyTransform();
   }
@@ -533,6 +538,7 @@
         laid = await elk.layout(built.elk);
       } catch (err) {
         showError("layout failed: " + err);
+        $("stats").textContent = "not drawn";
         document.body.dataset.graphlspStatus = JSON.stringify({ error: String(err), layouts: ++layouts });
         throw err;
       }
@@ -828,7 +834,9 @@
     $("model-problems").textContent = problems.map((p) => p.code + " " + p.message).join("\n");
     costLegend(data.cost);
     if (!data.graph) {
-      showError("the model has no graph");
+      // a model that cannot be read: its problem (above) says why
+      showError(problems.length ? "nothing to draw: the model could not be read" : "the model has no graph");
+      $("stats").textContent = "no graph";
       document.body.dataset.graphlspStatus = JSON.stringify({ nodes: 0, visibleNodes: 0, edges: 0, labelledEdges: 0,
         groups: 0, layoutMs: 0, layouts: ++layouts });
       return Promise.resolve();
