@@ -661,11 +661,17 @@ def _cost(args: argparse.Namespace) -> int:
                   + (f"; did you mean {near!r}?" if near else f" (its dims: {', '.join(sorted(declared)) or 'none'})"),
                   file=sys.stderr)  # fmt: skip
             return EXIT_USAGE
-    for name in shapes:
+    ranks = {v.name: len(v.type.dims) for v in (model.graph.inputs if model.graph is not None else [])
+             if v.type is not None and v.type.dims is not None}  # fmt: skip
+    for name, shape in shapes.items():
         if name not in inputs:
             near = closest(name, inputs)
             print(f"graphlsp: error: --input-shape {name}: no graph input named {name!r}"
                   + (f"; did you mean {near!r}?" if near else ""), file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+        if name in ranks and ranks[name] != len(shape):
+            print(f"graphlsp: error: --input-shape {name}: {len(shape)} sizes given, but {name} has rank "
+                  f"{ranks[name]}", file=sys.stderr)  # fmt: skip
             return EXIT_USAGE
     cost = model_cost(model, refiner)
     bound = None
