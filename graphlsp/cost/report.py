@@ -164,6 +164,7 @@ def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2,
             "candidates": [{"formula": str(x), "node": node_label(n) if n is not None else None}
                            for x, n in cost.peak.candidates],
             "value": peak_value, "node": node_label(peak_node) if peak_node is not None else None,
+            "with_weights": peak_value + params.bytes if peak_value is not None else None,
             "unsized_values": cost.peak.unsized, "why_unknown": cost.peak.why or None,
         },  # fmt: skip
         "unknown": [{"node": node_label(n.node), "op": n.node.qualified_op, "why": n.note} for n in cost.unknown()],
