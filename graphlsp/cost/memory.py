@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from graphlsp.cost.formula import Total, mono_bounds, poly, value_bytes
+from graphlsp.cost.formula import Total, mono_bounds, nonnegative, poly, value_bytes
 from graphlsp.graph.core import Graph, Node, Value
 from graphlsp.infer.dims import Atom, Dim
 from graphlsp.infer.refiner import ShapeRefiner
@@ -117,6 +117,7 @@ def replay(order: list[Node], lives: list[tuple[Value, int, int]], size: Callabl
         starts[s].append(vec)
         ends[e].append(vec)
     bounds = [mono_bounds(m) for m in monos]
+    floored = [any(atom.kind != "sym" for atom in m) for m in monos]
     live = [0] * len(monos)
     candidates: list[tuple[list[int], Node]] = []
     for step, node in enumerate(order):
@@ -124,8 +125,8 @@ def replay(order: list[Node], lives: list[tuple[Value, int, int]], size: Callabl
             for i, c in vec:
                 live[i] += c
         # a step that starts nothing holds less than the step before it
-        if starts[step] and not any(_at_least(held, live, bounds) for held, _ in reversed(candidates)):
-            candidates = [(held, n) for held, n in candidates if not _at_least(live, held, bounds)]
+        if starts[step] and not any(_at_least(held, live, bounds, monos, floored) for held, _ in reversed(candidates)):
+            candidates = [(held, n) for held, n in candidates if not _at_least(live, held, bounds, monos, floored)]
             candidates.append((list(live), node))
             if len(candidates) > MAX_CANDIDATES:
                 return Peak([], unsized, f"more than {MAX_CANDIDATES} steps may be the peak")
@@ -140,8 +141,19 @@ def replay(order: list[Node], lives: list[tuple[Value, int, int]], size: Callabl
     return Peak(out, unsized)
 
 
-def _at_least(a: list[int], b: list[int], bounds: list[tuple[int | None, int | None]]) -> bool:
-    """a >= b for every value of the symbols, term by term (each monomial within its bounds)."""
+def _at_least(a: list[int], b: list[int], bounds: list[tuple[int | None, int | None]],
+              monos: list[tuple[Atom, ...]], floored: list[bool]) -> bool:  # fmt: skip
+    """a >= b for every value of the symbols: term by term (each monomial within its bounds), else through the
+    floors (`formula.nonnegative`: `32*H*W - 32*floor(H/2)*floor(W/2)` is at least 0)."""
+    if _termwise(a, b, bounds):
+        return True
+    # over symbols alone the term-by-term answer is the whole answer: only floors leave more to prove
+    if not any(x != y and floored[i] for i, (x, y) in enumerate(zip(a, b, strict=True))):
+        return False
+    return nonnegative({monos[i]: x - y for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y})
+
+
+def _termwise(a: list[int], b: list[int], bounds: list[tuple[int | None, int | None]]) -> bool:
     low = 0
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
         c = x - y
