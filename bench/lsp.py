@@ -5,6 +5,11 @@ constant's value in the middle of the file) to fresh diagnostics in <= 1/10 of o
 inference on the same text in the same run (issue 25; onnx timed before and after the server's run, best of
 six); resident memory <= 300 MB.
 
+A long session (issue 33, bench/soak.py): 2,000 edits through a bare JSON-RPC client, value and perm edits,
+half-typed tokens and their repairs, hovers, completions and binary views between; per kind of edit its p50 against
+onnx timed along the session, the first 200 edits against the last 200, and the server's memory after open, after
+100 edits and at the end.
+
 Binary models (issue: open a binary .onnx in the editor): a model opens as the server's read-only text view as the
 editors do it (workspace/executeCommand graphlsp.renderView, then didOpen with that text) to first diagnostics in
 <= 1.5 s, for the 1,128-node LLM with 12.6 GiB of external weights that ../shared/tools/make_big_model.py writes
@@ -32,6 +37,7 @@ from typing import Any
 from lsprotocol import types as lsp
 from pygls.lsp.client import LanguageClient
 
+from bench import soak
 from bench.common import start_push_client, verdict
 from bench.models import load
 from graphlsp.syntax.positions import LineIndex
@@ -39,6 +45,7 @@ from graphlsp.syntax.positions import LineIndex
 OPEN_BUDGET_S = 1.5
 HOVER_BUDGET_MS = 5.0
 MEMORY_BUDGET_MB = 300.0
+SOAK_EDITS = 2000  # bench/soak.py: a long session of value edits, half-typed tokens and repairs
 
 
 def _rss_mb(pid: int) -> float:
@@ -261,16 +268,24 @@ def run(hovers: int = 60, edits: int = 20) -> dict[str, Any]:
     text, source = load("gpt_L96")
     onnx_ms = []
 
-    def time_onnx() -> None:
+    def time_onnx(into: list[float] = onnx_ms) -> None:
         for _ in range(3):
             t0 = time.perf_counter()
             onnx.shape_inference.infer_shapes(onnx.parser.parse_model(text), data_prop=True)
-            onnx_ms.append((time.perf_counter() - t0) * 1000)
+            into.append((time.perf_counter() - t0) * 1000)
 
     time_onnx()
     r = asyncio.run(_run(text, hovers, edits))
     time_onnx()  # the machine's load may change during the run: onnx is timed on both sides of it
     r["pull"] = asyncio.run(_run_pull(text, edits))
+
+    def reference() -> float:
+        once: list[float] = []
+        time_onnx(once)
+        return min(once)
+
+    r["soak"] = soak.run(text, SOAK_EDITS, reference=reference)  # onnx timed along the session
+    r["soak_summary"] = soak.summary(r["soak"])
     r["source"] = source
     r["onnx_ms"] = min(onnx_ms)
     r["binaries"] = run_binary()
@@ -302,6 +317,7 @@ def report(r: dict[str, Any]) -> list[str]:
         f"server resident memory after the run: {r['rss_mb']:.0f} MB | budget {MEMORY_BUDGET_MB:.0f} MB: "
         f"{ok(r['rss_mb'] <= MEMORY_BUDGET_MB)}",
         *report_binary(r.get("binaries", [])),
+        *(soak.report(r["soak"], r["soak_summary"]) if "soak" in r else []),
     ]
 
 

@@ -484,7 +484,8 @@ def _diff(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return EXIT_USAGE
     try:
-        settings = load_settings(new if new != "/dev/null" else old)
+        # git runs its driver at the top of the work tree: the file's own path finds the project's settings
+        settings = load_settings(paths[0] if git else new if new != "/dev/null" else old)
         if args.target:
             settings.targets = validate_targets([t for x in args.target for t in x.split(",") if t], "--target")
     except ConfigError as e:

@@ -95,6 +95,21 @@ def read_regular(path: str | Path, limit: int = MAX_BYTES) -> bytes:
     return data
 
 
+def read_regular_inside(path: str, folders: list[str], limit: int = MAX_BYTES) -> bytes:
+    """The bytes of a regular file that lies inside one of `folders` (all resolved): checked on the path before it
+    is opened (a file outside is never opened) and on the open descriptor after (a link swapped in between)."""
+
+    def within(real: str) -> bool:
+        return any(real == f or real.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
+
+    if not within(os.path.realpath(path)):
+        raise OSError(errno.EACCES, "outside the workspace and the mapped folders", path)
+    with open_regular(path, limit) as f:
+        if not within(_opened_path(f.fileno(), path)):
+            raise OSError(errno.EACCES, "outside the workspace and the mapped folders", path)
+        return f.read(limit + 1)[:limit]
+
+
 def read_regular_text(path: str | Path, limit: int = MAX_BYTES) -> str:
     """A regular file's UTF-8 text (raises UnicodeDecodeError as `Path.read_text` does)."""
     return read_regular(path, limit).decode("utf-8")

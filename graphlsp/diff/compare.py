@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphlsp.diff.match import GraphMatch, attr_key, match_graph
+from graphlsp.diff.match import DIGEST_CAP, GraphMatch, attr_key, match_graph
 from graphlsp.graph.core import Attr, Graph, Model, Node, Value
 from graphlsp.graph.tensor import Tensor, TensorError
 from graphlsp.infer.types import declared_type, type_str
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from graphlsp.lint.config import Settings
 
 CHUNK = 1 << 20  # elements compared at a time: a large weight is never held twice as float64
-COVERAGE = ("GL701", "GL702", "GL703")
 CONTRACTS = ("GL320", "GL321")
 
 
@@ -45,7 +44,8 @@ def count_changes(data: dict[str, Any]) -> int:
     nodes, inits, fn = data["nodes"], data["initializers"], data["functions"]
     lists = [data["header"], data["inputs"], data["outputs"], data["values"], nodes["added"], nodes["removed"],
              nodes["changed"], nodes["moved"], nodes["renamed"], inits["added"], inits["removed"], inits["changed"],
-             data["findings"]["appeared"], data["findings"]["gone"], data["contracts"]["appeared"],
+             data["findings"]["appeared"], data["findings"]["gone"], data["findings"]["changed"],
+             data["contracts"]["appeared"],
              data["contracts"]["gone"], fn["added"], fn["removed"]]  # fmt: skip
     return sum(len(x) for x in lists)
 
@@ -196,6 +196,10 @@ class _Comparer:
                 out.append(f"attribute {name} removed (was {show_value(ax.value)})")
             elif attr_key(x, ax) != attr_key(y, ay):
                 out.append(self.attr_change(name, ax, ay))
+            elif isinstance(ax.value, Tensor) and isinstance(ay.value, Tensor) and ax.value.nbytes > DIGEST_CAP:
+                equal, _ = data_difference(ax.value, ay.value)  # too large for the key: its data compared here
+                if equal is not True:
+                    out.append(self.attr_change(name, ax, ay))
         for i in range(max(len(x.inputs), len(y.inputs))):
             va = x.inputs[i] if i < len(x.inputs) else None
             vb = y.inputs[i] if i < len(y.inputs) else None
@@ -344,15 +348,18 @@ class _Comparer:
         a_paths = _paths(self.old.model)
         b_paths = _paths(self.new.model)
 
+        a_lines = _nodes_by_line(self.old.model)
+        b_lines = _nodes_by_line(self.new.model)
+
         def key_old(d: Any) -> Any:
-            n = _node_at(a_paths, d.graph, d.node_index)
+            n = _node_at(a_paths, d.graph, d.node_index) or (a_lines.get(d.line - 1) if d.line else None)
             if n is not None:
                 m = self.node_map.get(n)
                 return (d.code, ("node", m.graph.path, m.index) if m is not None else ("gone", d.node_index))
             return (d.code, d.message)
 
         def key_new(d: Any) -> Any:
-            n = _node_at(b_paths, d.graph, d.node_index)
+            n = _node_at(b_paths, d.graph, d.node_index) or (b_lines.get(d.line - 1) if d.line else None)
             if n is not None:
                 return (d.code, ("node", n.graph.path, n.index))
             return (d.code, d.message)
@@ -364,31 +371,39 @@ class _Comparer:
         right = Counter(k for k, _ in news)
         gone, appeared = [], []
         seen: Counter[Any] = Counter()
+        kept: dict[Any, list[Any]] = {}
         for k, d in olds:
             seen[k] += 1
             if seen[k] > right.get(k, 0):
                 gone.append(_diag(d))
+            else:
+                kept.setdefault(k, []).append(d)
         seen.clear()
+        changed = []
         for k, d in news:
             seen[k] += 1
             if seen[k] > left.get(k, 0):
                 appeared.append(_diag(d))
-        findings = {"appeared": appeared, "gone": gone, "old": len(olds), "new": len(news)}
+                continue
+            before = kept[k][seen[k] - 1]
+            # the same finding on the same node, saying something else (a limit that moved); a renamed node's
+            # message names other values, which is no change of the finding
+            if before.message != d.message and (before.node or "") == (d.node or ""):
+                changed.append({"old": _diag(before), "new": _diag(d)})
+        findings = {"appeared": appeared, "gone": gone, "changed": changed, "old": len(olds), "new": len(news)}
         coverage = self.coverage()
-        contracts = self.contracts(appeared, gone)
+        contracts = self.contracts(appeared, gone, changed)
         return findings, coverage, contracts
 
     def coverage(self) -> dict[str, Any]:
-        """Per target: the nodes without a kernel there (GL701-GL703), before and after."""
+        """Per target: what the kernel check (GL701-GL703) counts, before and after."""
         out: dict[str, Any] = {}
         for target in self.settings.targets:
-            row = {}
-            for label, side in (("old", self.old), ("new", self.new)):
-                row[label] = _coverage_count(side, target, len(self.settings.targets) == 1)
-            out[target] = row
+            out[target] = {"old": _coverage_count(self.old, target), "new": _coverage_count(self.new, target)}
         return out
 
-    def contracts(self, appeared: list[dict[str, Any]], gone: list[dict[str, Any]]) -> dict[str, Any]:
+    def contracts(self, appeared: list[dict[str, Any]], gone: list[dict[str, Any]],
+                  changed: list[dict[str, Any]]) -> dict[str, Any]:  # fmt: skip
         """What the models require of their input sizes: the requirements (as `graphlsp shapes` lists them) and the
         GL320/GL321 findings that came or went."""
         from graphlsp.infer.contracts import input_requirements
@@ -403,7 +418,46 @@ class _Comparer:
         a, b = reqs(self.old, rename), reqs(self.new, {})
         return {"appeared": sorted((b - a).elements()), "gone": sorted((a - b).elements()),
                 "findings_appeared": [d for d in appeared if d["code"] in CONTRACTS],
-                "findings_gone": [d for d in gone if d["code"] in CONTRACTS]}  # fmt: skip
+                "findings_gone": [d for d in gone if d["code"] in CONTRACTS],
+                "findings_changed": [c for c in changed if c["new"]["code"] in CONTRACTS]}  # fmt: skip
+
+    # ---- cost
+    def cost(self) -> dict[str, Any]:
+        """The cost formulas (graphlsp/cost) that changed: FLOPs, MACs, bytes read and written as formulas in the
+        input dims before, after and their difference; parameters (elements, bytes); the activation peak."""
+        from graphlsp.cost.formula import Total
+        from graphlsp.cost.model import ModelCost, model_cost
+
+        def of(side: Side) -> ModelCost | None:
+            if side.analysis is None or side.model is None or side.model.graph is None:
+                return None
+            try:
+                return model_cost(side.model, side.analysis.refiner)
+            except Exception:  # a cost rule's bug must not cost the diff: the cost is then left out
+                return None
+
+        a, b = of(self.old), of(self.new)
+        if a is None or b is None:
+            return {}
+        out: dict[str, Any] = {}
+        for what in ("flops", "macs", "read", "written"):
+            x, y = getattr(a, what), getattr(b, what)
+            if str(x) == str(y) and x.unknown == y.unknown:
+                continue
+            delta = Total()
+            delta.poly = {m: y.poly.get(m, 0) - x.poly.get(m, 0) for m in {*x.poly, *y.poly}}
+            out[what] = {"old": str(x), "new": str(y), "delta": str(delta), "old_unknown": x.unknown,
+                         "new_unknown": y.unknown}  # fmt: skip
+        if (a.params.count, a.params.bytes) != (b.params.count, b.params.bytes):
+            out["parameters"] = {"old": [a.params.count, a.params.bytes], "new": [b.params.count, b.params.bytes]}
+
+        def peak(c: ModelCost) -> str:
+            shown = [str(x) for x, _ in c.peak.candidates]
+            return shown[0] if len(shown) == 1 else f"max({', '.join(shown)})" if shown else "unknown"
+
+        if peak(a) != peak(b):
+            out["peak"] = {"old": peak(a), "new": peak(b)}
+        return out
 
     # ---- the whole
     def run(self) -> Report:
@@ -428,7 +482,7 @@ class _Comparer:
             "inputs": self.signature(ga, gb, False, m), "outputs": self.signature(ga, gb, True, m),
             "nodes": {**self.changed_nodes, "matched": self.matched, "matched_by_structure": self.by_structure},
             "values": self.values, "initializers": self.inits, "findings": findings, "coverage": coverage,
-            "contracts": contracts, "functions": functions,
+            "contracts": contracts, "functions": functions, "cost": self.cost(),
         }  # fmt: skip
         data["equal"] = count_changes(data) == 0
         return Report(data, self.matches)
@@ -447,16 +501,26 @@ def _input_change(i: int, va: Value | None, vb: Value | None) -> str:
     return f"input {i} ({va.name}): from {origin(va)} -> from {origin(vb)}"
 
 
-def _coverage_count(side: Side, target: str, only: bool) -> int:
-    """Nodes without a kernel on the target (GL701/GL702, and GL703 for the whole model)."""
-    if side.analysis is None:
-        return 0
-    if only:
-        return len({(d.graph, d.node_index, d.message) for d in side.diagnostics if d.code in COVERAGE})
-    from graphlsp.lint.deployment import deployment_findings
+def _coverage_count(side: Side, target: str) -> dict[str, int]:
+    """On one target: the nodes without a kernel (GL701), on CPU instead of the target's GPU (GL702), run in float32
+    through inserted Casts (float16 on CPU), and whether the runtime is too old for the model (GL703)."""
+    out = {"no_kernel": 0, "cpu_fallback": 0, "float32_casts": 0, "too_old": 0}
+    if side.analysis is None or side.model is None or side.model.graph is None:
+        return out
+    from graphlsp.lint.deployment import DeploymentCheck
+    from graphlsp.runtime.kernels import TargetError
 
-    found = deployment_findings(side.analysis.model, side.analysis.refiner, [target])
-    return len({(id(f.node), f.message) for f in found if f.code in COVERAGE})
+    try:
+        check = DeploymentCheck(side.model, side.analysis.refiner, [target])
+        out["too_old"] = len(check.model_findings())
+        for node in side.model.graph.all_nodes():
+            codes = {("float32_casts" if v.rescued else "cpu_fallback" if v.code == "GL702" else "no_kernel")
+                     for v in check.verdicts(node) if v.code in ("GL701", "GL702")}  # fmt: skip
+            for c in codes:
+                out[c] += 1
+    except TargetError:
+        pass
+    return out
 
 
 def _moved(a: Graph, m: GraphMatch) -> list[Node]:
@@ -482,6 +546,20 @@ def _moved(a: Graph, m: GraphMatch) -> list[Node]:
         keep.add(i)
         i = prev[i]
     return [x for i, (x, _) in enumerate(pairs) if i not in keep]
+
+
+def _nodes_by_line(model: Model | None) -> dict[int, Node]:
+    """A text model's nodes by the 0-based line they start on (a finding of a text is placed by its line)."""
+    out: dict[int, Node] = {}
+    if model is None or not model.source.text:
+        return out
+    for g in model.graphs():
+        for n in g.nodes:
+            span = n.span
+            line = model.source.line_of(span[0]) if span is not None else None
+            if line is not None:
+                out.setdefault(line, n)
+    return out
 
 
 def _paths(model: Model | None) -> dict[str, Graph]:

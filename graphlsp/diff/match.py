@@ -186,7 +186,7 @@ class _Matcher:
                 pb = vb.producer if vb is not None else None
                 if (pa is not None and pb is not None and pa.graph is self.m.old and pb.graph is self.m.new
                         and pa not in self.m.nodes and pb not in self.back and va is not None and vb is not None
-                        and va.output_index == vb.output_index and self.local_a[pa][:3] == self.local_b[pb][:3]):
+                        and va.output_index == vb.output_index and pa.op_type == pb.op_type):
                     self.pair(pa, pb, "structure")
             for va, vb in zip(a.outputs, b.outputs, strict=False):
                 if va is None or vb is None:

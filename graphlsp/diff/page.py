@@ -4,6 +4,7 @@ the new model's matching values), a legend, and a list of the changes to step th
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -136,7 +137,10 @@ def _ghost(n: Node, hover: int, value_name: Any) -> dict[str, Any]:
 def diff_page(report: Report, old: Side, new: Side) -> str:
     """The page: graphview's, with the diff's legend, list and colours."""
     html = page(diff_data(report, old, new))
-    extra = f"<style>{_asset('diff.css')}</style>\n<script>{_asset('diff.js')}</script>\n"
+    # the page's Content-Security-Policy runs only scripts with its nonce: the diff's script carries the same one
+    found = re.search(r'<script nonce="([0-9a-f]+)">', html)
+    nonce = f' nonce="{found.group(1)}"' if found else ""
+    extra = f"<style>{_asset('diff.css')}</style>\n<script{nonce}>{_asset('diff.js')}</script>\n"
     at = html.rindex("</body>")
     return html[:at] + extra + html[at:]
 

@@ -19,10 +19,6 @@ def _cut(lines: list[str], indent: str = "  ") -> list[str]:
     return [indent + x for x in lines[:SHOWN]] + [more]
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def format_text(data: dict[str, Any]) -> str:
     out = [f"--- {data['old']}", f"+++ {data['new']}"]
     if data["equal"]:
@@ -87,17 +83,38 @@ def format_text(data: dict[str, Any]) -> str:
         out.append("functions:")
         out += _cut([f"- {x}" for x in fn["removed"]] + [f"+ {x}" for x in fn["added"]])
     f = data["findings"]
-    if f["appeared"] or f["gone"]:
-        out.append(f"findings: {len(f['appeared'])} appeared, {len(f['gone'])} went away ({f['old']} -> {f['new']})")
+    if f["appeared"] or f["gone"] or f["changed"]:
+        out.append(f"findings: {len(f['appeared'])} appeared, {len(f['gone'])} went away, {len(f['changed'])} say "
+                   f"something else ({f['old']} -> {f['new']})")  # fmt: skip
         out += _cut([f"+ {d['severity']}: {d['code']} {_where(d)}{d['message']}" for d in f["appeared"]])
         out += _cut([f"- {d['severity']}: {d['code']} {_where(d)}{d['message']}" for d in f["gone"]])
+        out += _cut([f"~ {c['new']['severity']}: {c['new']['code']} {_where(c['new'])}{c['new']['message']} (was: "
+                     f"{c['old']['message']})" for c in f["changed"]])  # fmt: skip
     c = data["contracts"]
     if c["appeared"] or c["gone"]:
         out.append("input size requirements:")
         out += _cut([f"+ {x}" for x in c["appeared"]] + [f"- {x}" for x in c["gone"]])
+    cost = data.get("cost") or {}
+    if cost:
+        out.append("cost (formulas in the input dims):")
+        names = {"flops": "FLOPs", "macs": "MACs", "read": "bytes read", "written": "bytes written"}
+        for key, label in names.items():
+            row = cost.get(key)
+            if row:
+                lower = " (a lower bound: some nodes' cost is unknown)" if row["new_unknown"] else ""
+                out.append(f"  ~ {label}: {row['old']} -> {row['new']} (change: {row['delta']}){lower}")
+        if "parameters" in cost:
+            (n0, b0), (n1, b1) = cost["parameters"]["old"], cost["parameters"]["new"]
+            out.append(f"  ~ parameters: {n0:,} -> {n1:,} elements, {b0:,} -> {b1:,} bytes")
+        if "peak" in cost:
+            line = f"  ~ peak activations: {cost['peak']['old']} -> {cost['peak']['new']} bytes"
+            out.append(line if len(line) <= 400 else "  ~ peak activations: another formula (--format json has both)")
+    words = {"no_kernel": "nodes without a kernel", "cpu_fallback": "nodes on CPU instead", "float32_casts":
+             "nodes run in float32 through Casts", "too_old": "the runtime too old"}  # fmt: skip
     for target, row in data["coverage"].items():
-        if row["old"] != row["new"]:
-            out.append(f"kernel coverage on {target}: {_plural(row['old'], 'node')} without a kernel -> {row['new']}")
+        moved = [f"{words[k]} {row['old'][k]} -> {row['new'][k]}" for k in words if row["old"][k] != row["new"][k]]
+        if moved:
+            out.append(f"kernel coverage on {target}: " + ", ".join(moved))
     return "\n".join(out) + "\n"
 
 

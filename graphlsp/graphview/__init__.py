@@ -166,10 +166,10 @@ class _Builder:
 
 def _scope(node: Node, origin: NodeOrigin) -> list[str] | None:
     from graphlsp.provenance.modules import scope_parts
-    from graphlsp.provenance.trace import of_node
+    from graphlsp.provenance.trace import modules_of
 
-    src = of_node(node, origin)
-    return scope_parts(src) if src is not None and src.modules else None
+    modules = modules_of(node, origin)
+    return scope_parts(modules) if modules else None
 
 
 def _nodes_by_line(model: Model) -> dict[int, Node]:

@@ -256,24 +256,24 @@ class DiagnosticCache:
 class KeptHints:
     """The fold hints' diagnostics (their JSON text) of a text document's last computation, kept across edits: an
     edit leaves nearly every hint where it was, and a hint's JSON holds only its lines and columns, which stay the
-    same while its statement is not parsed again and no edit adds or removes a line. `entries` follows the fold
-    plan's hint list (`FoldPlan.fold_hints`, the same object while the folds are the same): per hint, its
-    statement, its start within the statement, its severity and its JSON. `note_edit` hears of every edit of the
-    text: statements parsed again are noted (their hints are made again), and what it cannot follow (a full parse,
-    lines added or removed) drops every entry."""
+    same while its statement is not parsed again and no edit adds or removes a line. `entries` holds, per hint's
+    node, the hint it was made from (the fold plan's (node, code, message), the same object while the hint is the
+    same: `FoldPlan.fold_hints` keeps the hints an update did not move), its statement, its start within the
+    statement, its severity and its JSON. `note_edit` hears of every edit of the text: statements parsed again are
+    noted (their hints are made again), and what it cannot follow (a full parse, lines added or removed) drops every
+    entry."""
 
-    __slots__ = ("plan", "hints", "enc", "entries", "replaced")
+    __slots__ = ("plan", "enc", "entries", "replaced")
 
     def __init__(self) -> None:
         self.plan: object = None
-        self.hints: object = None
         self.enc = ""
-        self.entries: list[tuple[Any, int, str, str] | None] = []
+        self.entries: dict[Any, tuple[object, Any, int, str, str]] = {}
         self.replaced: set[int] = set()  # ids of statements parsed again since the entries were checked
 
     def drop(self) -> None:
-        self.plan = self.hints = None
-        self.entries = []
+        self.plan = None
+        self.entries = {}
         self.replaced = set()
 
     def note_edit(self, lines_before: int, lines_after: int, report: Any) -> None:

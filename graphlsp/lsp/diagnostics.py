@@ -16,6 +16,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types as lsp
 from pygls.protocol import default_converter
@@ -94,44 +95,48 @@ def _text_payload(ls: GraphLspServer, state: DocState, a: Analysis, path: str, s
 
 def _hint_items(state: DocState, a: Analysis, path: str, settings: Settings, enc: str) -> list[tuple[int, str, str]]:
     """(start, code, JSON) of each fold hint the settings keep. A hint kept from the last computation is reused when
-    its node is still on the same statement, which was not parsed again (see `KeptHints`); the others are made."""
+    it is the same hint (`FoldPlan.fold_hints` keeps the ones an edit did not move) and its node is still on the
+    same statement, which was not parsed again (see `KeptHints`); the others are made."""
     plan = a.fold_plan()
     hints = plan.fold_hints()
     kept = state.kept_hints
-    if kept.plan is not plan or kept.hints is not hints or kept.enc != enc or state.crs:
+    if kept.plan is not plan or kept.enc != enc or state.crs:
         kept.drop()
-        kept.plan, kept.hints, kept.enc = plan, hints, enc
-        kept.entries = [None] * len(hints)
+        kept.plan, kept.enc = plan, enc
     entries, replaced = kept.entries, kept.replaced
+    made: dict[Any, tuple[object, Any, int, str, str]] = {}
     severity: dict[str, str | None] = {}
     size = len(a.doc.text)
     items: list[tuple[int, str, str]] = []
-    redo: list[tuple[int, convert.Row]] = []
-    for i, (node, code, message) in enumerate(hints):
+    redo: list[tuple[tuple[Any, str, str], convert.Row]] = []
+    for hint in hints:
+        node, code, message = hint
         if code not in severity:
             severity[code] = settings.severity_of(code, "hint") if settings.enabled(code, path) else None
         final = severity[code]
         if final is None:
             continue
-        entry = entries[i]
-        if entry is not None:
-            statement = entry[0]
-            if getattr(node.origin, "piece", None) is statement and id(statement) not in replaced and entry[2] == final:
-                items.append((entry[0].origin + entry[1], code, entry[3]))
+        entry = entries.get(node)
+        if entry is not None and entry[0] is hint:
+            statement: Any = entry[1]
+            if getattr(node.origin, "piece", None) is statement and id(statement) not in replaced and entry[3] == final:
+                items.append((entry[1].origin + entry[2], code, entry[4]))
+                made[node] = entry
                 continue
         start, end = node.op_span or (-1, -1)
         if start < 0:  # as `_rows`: no text position, the file's start
             start = end = 0
         start = min(start, size)
-        redo.append((i, (start, min(max(start, end), size), code, final, message, [])))
+        redo.append((hint, (start, min(max(start, end), size), code, final, message, [])))
     if redo:
-        made = state.converted_hints.convert_rows(state.lines, a.doc.text, [r for _, r in redo], state.uri, enc,
-                                                  _CONVERTER.unstructure)  # fmt: skip
-        for (i, row), j in zip(redo, made, strict=True):
-            statement = getattr(hints[i][0].origin, "piece", None)
-            entries[i] = (statement, row[0] - statement.origin, row[3], j) if statement is not None and not state.crs \
-                else None
+        made_json = state.converted_hints.convert_rows(state.lines, a.doc.text, [r for _, r in redo], state.uri, enc,
+                                                       _CONVERTER.unstructure)  # fmt: skip
+        for (hint, row), j in zip(redo, made_json, strict=True):
+            statement = getattr(hint[0].origin, "piece", None)
+            if statement is not None and not state.crs:
+                made[hint[0]] = (hint, statement, row[0] - statement.origin, row[3], j)
             items.append((row[0], row[2], j))
+    kept.entries = made
     kept.replaced = set()  # every entry was checked against the text as it is now
     return items
 
@@ -216,13 +221,22 @@ async def publish_if_latest(ls: GraphLspServer, state: DocState, version: int) -
     if state.version == version:  # still the newest: never send stale results
         state.published = version
         ls.publish(state, version, payload)
-        if ls.source_diagnostics and state.view is not None:
-            publish_on_python(ls, state)
+    await publish_on_python(ls, state)
 
 
-def publish_on_python(ls: GraphLspServer, state: DocState) -> None:
-    """`serve --source-diagnostics`: the view's findings that a Python line made, published on that Python file
-    too (each file's list replaced; a file no longer named is sent an empty list)."""
+async def publish_on_python(ls: GraphLspServer, state: DocState) -> None:
+    """`serve --source-diagnostics`: a view's findings that a Python line made, published on that Python file
+    too (a file no longer named is sent the other models' only, or an empty list)."""
+    if not ls.source_diagnostics or state.view is None:
+        return
+    by_file = await ls.submit(state, lambda: _python_payload(ls, state))
+    before = ls.python_published.get(state.path, {})
+    ls.python_published[state.path] = by_file
+    publish_python_files(ls, set(before) | set(by_file))
+
+
+def _python_payload(ls: GraphLspServer, state: DocState) -> dict[str, list[str]]:
+    """Each Python file's diagnostics (LSP JSON) from the view's findings. On the worker thread."""
     view = state.view
     assert view is not None
     settings = ls.settings_for(state.uri)
@@ -241,9 +255,7 @@ def publish_on_python(ls: GraphLspServer, state: DocState) -> None:
                                       message=f"{d.message} ({where})", severity=convert.SEVERITY.get(d.severity),
                                       code=d.code, source="graphlsp")  # fmt: skip
                 by_file.setdefault(r["file"], []).append(json.dumps(_CONVERTER.unstructure(item)))
-    before = ls.python_published.get(state.path, {})
-    ls.python_published[state.path] = by_file
-    publish_python_files(ls, set(before) | set(by_file))
+    return by_file
 
 
 def publish_python_files(ls: GraphLspServer, files: set[str]) -> None:
@@ -268,6 +280,7 @@ async def apply_and_publish(ls: GraphLspServer, state: DocState, version: int, c
     if payload is not None and state.version == version:  # still the newest: never send stale results
         state.published = version
         ls.publish(state, version, payload)
+        await publish_on_python(ls, state)
 
 
 async def refresh_view(ls: GraphLspServer, path: str) -> BinaryView:
@@ -297,6 +310,7 @@ async def pull_diagnostics(
     if payload != state.reported:  # the cache hands back the same str objects: a compare of pointers mostly
         state.reported = payload
         state.report_id = f"{_SESSION}-{state.version}-{next(_REPORTS)}"
+    await publish_on_python(ls, state)  # (pushed: the Python files are not the client's to pull from graphlsp)
     if params.previous_result_id == state.report_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=state.report_id)
     return RawJSON(f'{{"kind":"full","resultId":"{state.report_id}","items":[{",".join(payload)}]}}')

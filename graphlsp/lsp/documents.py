@@ -71,6 +71,9 @@ async def did_change(ls: GraphLspServer, params: lsp.DidChangeTextDocumentParams
                 state.open(change.text, cap)
 
     await apply_and_publish(ls, state, version, apply)
+    if state.dropped:
+        state.dropped = False
+        ls.collect_soon()
 
 
 async def _view_changed_by_client(ls: GraphLspServer, state: DocState, changes: list[Any], version: int) -> None:
@@ -119,6 +122,10 @@ def did_close(ls: GraphLspServer, params: lsp.DidCloseTextDocumentParams) -> Non
     state = ls.docs.pop(params.text_document.uri, None)
     if state is not None and opdocs.is_library(state.uri):
         opdocs.closed(ls, state)
+    if state is not None and state.view is not None:  # its rendering is kept no longer (unless shown elsewhere)
+        ls.on_worker(functools.partial(ls.forget_view, state.path))
+    elif state is not None and state.analysis is not None:
+        ls.collect_soon()
     if state is not None and not ls.pull_client:
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=state.uri, diagnostics=[]))
     if state is not None and state.path in ls.python_published and all(s.path != state.path for s in ls.docs.values()):

@@ -33,11 +33,12 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
 def _python_lines(ls: GraphLspServer, state: DocState, a: Analysis, offset: int) -> str:
     """On a node of a binary model's view: the Python line that made it, its module and stack
     (graphlsp.provenance)."""
-    hit = query.hit_at(a, offset) if state.view is not None and state.view.origins else None
+    view = state.view
+    hit = query.hit_at(a, offset) if view is not None else None
     node = hit.node if hit is not None else None
-    origin = state.view.origin_of(node) if state.view is not None and node is not None else None
-    if origin is None or node is None:
+    if view is None or node is None:
         return ""
+    origin = view.origin_of(node)  # None: the module path of a TorchScript node's scoped name, if any
     from graphlsp.provenance.describe import hover as python_hover
 
     text = python_hover(node, ls.sources_for(state.uri), origin)

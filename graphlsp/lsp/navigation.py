@@ -106,7 +106,7 @@ def _by_module(a: Analysis, view: BinaryView, top: list[query.Symbol]) -> None:
     """A binary model's main graph outlined by the module hierarchy its exporter wrote (graphlsp.provenance:
     dynamo's scopes, TorchScript's scoped node names): a symbol per module run, the nodes below."""
     from graphlsp.provenance.modules import ModuleGroup, nest
-    from graphlsp.provenance.trace import of_node
+    from graphlsp.provenance.trace import modules_of
 
     g = a.model.graph
     main = next((s for s in top if s.kind == "graph"), None)
@@ -114,8 +114,7 @@ def _by_module(a: Analysis, view: BinaryView, top: list[query.Symbol]) -> None:
         return
     chains: list[list[tuple[str, str]] | None] = []
     for n in g.nodes:
-        src = of_node(n, view.origin_of(n))
-        chains.append(src.modules if src is not None and src.modules else None)
+        chains.append(modules_of(n, view.origin_of(n)) or None)
     if not any(c and len(c) > 1 for c in chains):
         return
     symbols = {s.span: s for s in main.children}

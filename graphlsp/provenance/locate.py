@@ -3,8 +3,9 @@ file inside the workspace or a `path-map` target (through `graphlsp.files`, a re
 that leaves them); a file of the installed environment is located (its path checked with `stat`) and never read.
 
 A frame's path is mapped, in order: by the longest `path-map` prefix (`{"/build/src": "src"}`: an export made on
-another machine); as it is, when it lies inside the workspace; a `site-packages/` or `dist-packages/` path to the
-same file of an environment (a virtual environment inside the workspace, then the running Python's).
+another machine); as it is, when it lies inside the workspace (a relative path: inside a workspace folder); a
+`site-packages/` or `dist-packages/` path to the same file of an environment (a virtual environment inside the
+workspace, then the running Python's).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 import re
 
-from graphlsp.files import is_regular, read_regular
+from graphlsp.files import is_regular, read_regular_inside
 
 SOURCE_BYTES = 8 << 20  # a Python file larger than this is not read for its lines
 _PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
@@ -95,8 +96,14 @@ class Sources:
                 candidate = os.path.join(target, *norm[len(p):].strip("/").split("/"))
                 if self.trusted_path(candidate) and is_regular(candidate):
                     return Place(os.path.realpath(candidate), "map", True)
-        if os.path.isabs(file) and self.trusted_path(file) and is_regular(file):
-            return Place(os.path.realpath(file), "workspace", True)
+        if os.path.isabs(file):
+            if self.trusted_path(file) and is_regular(file):
+                return Place(os.path.realpath(file), "workspace", True)
+        else:  # relative to where the exporter ran: a workspace folder, when it has the file
+            for root in self.roots:
+                candidate = os.path.join(root, file)
+                if self.trusted_path(candidate) and is_regular(candidate):
+                    return Place(os.path.realpath(candidate), "workspace", True)
         m = _PACKAGES.search(file)
         if m is not None:
             rest = file[m.end():].replace("\\", "/").split("/")
@@ -115,12 +122,11 @@ class Sources:
             lines = self._lines[place.path]
         else:
             lines = None
-            if self.trusted_path(place.path):  # checked again at the read: a link may have changed since
-                try:
-                    text = read_regular(place.path, SOURCE_BYTES).decode("utf-8", "replace")
-                    lines = text.splitlines()
-                except OSError:
-                    lines = None
+            try:  # checked again at the read: a link may have changed since the place was found
+                text = read_regular_inside(place.path, self.trusted, SOURCE_BYTES).decode("utf-8", "replace")
+                lines = text.splitlines()
+            except OSError:
+                lines = None
             self._lines[place.path] = lines
         if lines is None or not 1 <= line <= len(lines):
             return None

@@ -3,15 +3,13 @@ node sits under, and the nodes of a graph nested by module, run by run in the gr
 
 from __future__ import annotations
 
-from graphlsp.provenance.trace import NodeSource
 
-
-def scope_parts(src: NodeSource) -> list[str]:
-    """The node's modules as names below each other: `encoder`, `layers.0`, `attn` for encoder.layers.0.attn (a
-    module's name relative to its parent's)."""
+def scope_parts(modules: list[tuple[str, str]]) -> list[str]:
+    """Modules (NodeSource.modules) as names below each other: `encoder`, `layers.0`, `attn` for
+    encoder.layers.0.attn (a module's name relative to its parent's)."""
     out = []
     parent = ""
-    for fqn, _ in src.modules:
+    for fqn, _ in modules:
         if not fqn:
             continue
         out.append(fqn[len(parent) + 1 :] if parent and fqn.startswith(parent + ".") else fqn)

@@ -81,27 +81,38 @@ def of_node(node: Node, origin: NodeOrigin | None = None) -> NodeSource | None:
     of a binary gives the binary node's)."""
     meta = (origin or node.origin).metadata
     frames: list[Frame] = []
-    modules: list[tuple[str, str]] = []
-    if meta:
-        found = dict(meta)
-        trace = found.get(STACK_TRACE)
-        if trace:
-            frames = parse_stack_trace(trace)
-        elif DOC_STRING in found:
-            frames = parse_torchscript_doc(found[DOC_STRING])
-        scopes = found.get(NAME_SCOPES)
-        if scopes:
-            names = _strings(scopes)[:-1]  # the last is the FX node's own name
-            classes = _strings(found.get(CLASS_HIERARCHY, ""))[:-1]
-            if len(classes) != len(names):
-                classes = [""] * len(names)
-            # torch's stand-in for a node made outside any module (`_empty_nn_module_stack_from_metadata_hook`)
-            modules = [("", "") if n.startswith(_NO_MODULE) else (n, c) for n, c in zip(names, classes, strict=True)]
-    if not modules and node.name and node.name.startswith("/"):
-        modules = torchscript_scopes(node.name)
+    found = dict(meta) if meta else {}
+    trace = found.get(STACK_TRACE)
+    if trace:
+        frames = parse_stack_trace(trace)
+    elif DOC_STRING in found:
+        frames = parse_torchscript_doc(found[DOC_STRING])
+    modules = _modules(node, found)
     if not frames and not modules:
         return None
     return NodeSource(frames, modules)
+
+
+def modules_of(node: Node, origin: NodeOrigin | None = None) -> list[tuple[str, str]]:
+    """The node's enclosing modules only (what an outline needs: the frames are not read)."""
+    meta = (origin or node.origin).metadata
+    return _modules(node, dict(meta) if meta else {})
+
+
+def _modules(node: Node, found: dict[str, str]) -> list[tuple[str, str]]:
+    scopes = found.get(NAME_SCOPES)
+    if scopes:
+        names = _strings(scopes)[:-1]  # the last is the FX node's own name
+        classes = _strings(found.get(CLASS_HIERARCHY, ""))[:-1]
+        if len(classes) != len(names):
+            classes = [""] * len(names)
+        # torch's stand-in for a node made outside any module (`_empty_nn_module_stack_from_metadata_hook`)
+        modules = [("", "") if n.startswith(_NO_MODULE) else (n, c) for n, c in zip(names, classes, strict=True)]
+        if modules:
+            return modules
+    if node.name and node.name.startswith("/"):
+        return torchscript_scopes(node.name)
+    return []
 
 
 _NO_MODULE = "_empty_nn_module_stack"
@@ -141,9 +152,9 @@ def parse_torchscript_doc(text: str) -> list[Frame]:
 def torchscript_scopes(name: str) -> list[tuple[str, str]]:
     """The modules a TorchScript node name walks through (`/encoder/layer.0/attn/MatMul`: encoder,
     encoder.layer.0, encoder.layer.0.attn): a child of a Sequential is written with its parent's prefix
-    (`/features/features.0/Conv`)."""
+    (`/features/features.0/Conv`). `/Flatten` is at the root module."""
     parts = name[:MAX_TEXT].split("/")[1:-1]
-    out: list[tuple[str, str]] = [("", "")] if parts else []
+    out: list[tuple[str, str]] = [("", "")]
     path = ""
     for part in parts:
         if not part:

@@ -122,6 +122,9 @@ class FoldPlan:
     def __init__(self, a: Analysed) -> None:
         self.folds: dict[Node, Fold] = {}
         self._hints: list[tuple[Node, str, str]] | None = None
+        # per fold's node, its hint of the last `fold_hints` (None: no hint, not a frontier), for the nodes no update
+        # changed since: an edit that changes a fold makes the list again, but looks again only at the hints it moved
+        self._hint_of: dict[Node, tuple[Node, str, str] | None] = {}
         self._finder = _Finder(a, self)
 
     @classmethod
@@ -137,7 +140,31 @@ class FoldPlan:
         visited = self._finder.update(nodes)
         if self._finder.changed:
             self._hints = None
+            for node in self._moved(self._finder.changed_nodes):
+                self._hint_of.pop(node, None)
         return visited
+
+    def _moved(self, changed: list[Node]) -> set[Node]:
+        """The folds whose hint may differ after the folds of `changed` did: those nodes, the producers of what they
+        read (whether a value is read outside the folds), and the folds downstream of them (their cones' sizes)."""
+        out: set[Node] = set(changed)
+        work = list(changed)
+        for node in changed:
+            for v in [*node.inputs, *node.implicit.values()]:
+                if v is not None and v.producer is not None:
+                    out.add(v.producer)
+        while work:
+            n = work.pop()
+            for v in n.outputs:
+                if v is None:
+                    continue
+                for c, _ in v.consumers:
+                    top = v.graph.top_node(c) or c
+                    if top not in out:
+                        out.add(top)
+                        if top in self.folds:
+                            work.append(top)
+        return out
 
     @property
     def errors(self) -> dict[Node, str]:
@@ -170,8 +197,16 @@ class FoldPlan:
         """The hints of `findings` as (node, code, message), without their positions: the same list object for as
         long as the folds are the same (the editor reads these at every edit, and keeps what it made of them)."""
         if self._hints is None:  # which folds get a hint changes only when the folds do
-            self._hints = [(f.node, f.code, self.hint_message(f)) for f in self.folds.values()
-                           if self.is_frontier(f.node)]  # fmt: skip
+            kept, made = self._hint_of, {}
+            for f in self.folds.values():
+                node = f.node
+                if node in kept:
+                    hint = kept[node]
+                else:
+                    hint = (node, f.code, self.hint_message(f)) if self.is_frontier(node) else None
+                made[node] = hint
+            self._hint_of = made
+            self._hints = [h for h in made.values() if h is not None]
         return self._hints
 
     def hint_message(self, fold: Fold) -> str:
@@ -284,6 +319,7 @@ class _Finder:
         self.const: dict[Value, int] = {}  # value -> its bytes, for constants
         self.tainted: set[Value] = set()  # values computed from an overridable input's default
         self.changed = False  # whether the last update changed any fold
+        self.changed_nodes: list[Node] = []  # the nodes whose fold it changed
         self._order: dict[Node, int] = {}
 
     def rebind(self, a: Analysed) -> None:
@@ -331,7 +367,9 @@ class _Finder:
         for node in targets:
             prev.setdefault(node, self.plan.folds.get(node))
             self._reshape_target(node)
-        self.changed = any(not _same_fold((f, []), (self.plan.folds.get(n), [])) for n, f in prev.items())
+        self.changed_nodes = [n for n, f in prev.items() if not _same_fold((f, []), (self.plan.folds.get(n), []))
+                              or getattr(f, "detail", None) != getattr(self.plan.folds.get(n), "detail", None)]
+        self.changed = bool(self.changed_nodes)
         return visited
 
     def _visit(self, node: Node) -> bool:

@@ -555,7 +555,9 @@ class SyntaxDocument:
         segs = cutter.segments
         if len(segs) < len(head) + len(tail) or 0 <= cutter.ran_out < len(segs) - 1:
             return None
-        for seg, p, shift in [*zip(segs, head, [0]), *zip(segs[len(segs) - len(tail):], tail, [delta] * 2)]:
+        ends = [(segs[0], head[0], 0)] if head else []
+        ends += [(seg, p, delta) for seg, p in zip(segs[len(segs) - len(tail) :], tail, strict=True)]
+        for seg, p, shift in ends:
             if (seg.kind, seg.start, seg.end) != (p.kind, p.abs_start + shift, p.abs_end + shift):
                 return None
         middle = segs[len(head) : len(segs) - len(tail)]

@@ -66,3 +66,16 @@ def test_textconv_is_stable_and_shows_a_weight_change(tmp_path: Path, capsys: py
     assert texts[0] == texts[1] and str(a) not in texts[0]
     changed = [line for line, other in zip(texts[0].splitlines(), texts[2].splitlines(), strict=True) if line != other]
     assert len(changed) == 1 and "sha256" in changed[0] and changed[0].lstrip().startswith("float[64,64] w")
+
+
+def test_a_binary_and_its_text_are_the_same_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = model(tmp_path / "m.onnx")
+    text = tmp_path / "m.onnxtxt"
+    assert main(["convert", str(src), str(text), "--weights", "inline"]) == 0
+    assert main(["diff", str(src), str(text)]) == 0
+    assert "no differences" in capsys.readouterr().out
+    elided = tmp_path / "e.onnxtxt"
+    assert main(["convert", str(src), str(elided)]) == 0
+    capsys.readouterr()
+    assert main(["diff", str(src), str(elided)]) == 0  # the elided weight is not compared, and says so
+    assert "1 initializers not compared" in capsys.readouterr().out

@@ -220,6 +220,19 @@ def test_fp16_conversion(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     assert {i["new"].split("[")[0] for i in data["inputs"]} == {"float16"}
     assert data["values"] and all(v["new"].startswith("float16") for v in data["values"])
     assert data["nodes"]["removed"] == data["nodes"]["added"] == []
+    # the cost: the weights take half the bytes (graphlsp/cost against the files' own tensors)
+    def weight_bytes(path: Path) -> int:
+        g = onnx.load(str(path)).graph
+        consts = [a.t for n in g.node if n.op_type == "Constant" for a in n.attribute if a.name == "value"]
+        return sum(numpy_helper.to_array(t).nbytes for t in [*g.initializer, *consts])
+
+    assert data["cost"]["parameters"]["old"][1] == weight_bytes(CNN)
+    assert data["cost"]["parameters"]["new"][1] == weight_bytes(path)
+    assert data["cost"]["read"]["delta"].startswith("-")
+    # onnxruntime's CPU has few float16 kernels: what ran natively now runs in float32 through Casts
+    cpu = data["coverage"]["onnxruntime:cpu"]
+    assert cpu["old"]["float32_casts"] == 0 < cpu["new"]["float32_casts"] <= len(m.graph.node)
+    assert any(f["code"] == "GL701" for f in data["findings"]["appeared"])
 
 
 def test_ort_optimized_pairs(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -323,3 +336,92 @@ def test_a_model_added_or_deleted(capsys: pytest.CaptureFixture[str]) -> None:
     code, data = diff(capsys, CNN, Path("/dev/null"))
     assert code == 1 and len(data["nodes"]["removed"]) == len(model.graph.node)
     assert len(data["initializers"]["removed"]) == len(model.graph.initializer)
+
+
+TEXT = """<ir_version: 8, opset_import: ["" : {opset}, "com.microsoft" : 1]>
+g (float[2,3] x) => (float[2,3] y, float[2,3] z) {{
+{body}
+}}
+"""
+
+
+def text_pair(tmp_path: Path, old: tuple[str, int], new: tuple[str, int]) -> tuple[Path, Path]:
+    paths = []
+    for name, (body, opset) in (("old", old), ("new", new)):
+        p = tmp_path / f"{name}.onnxtxt"
+        p.write_text(TEXT.format(opset=opset, body=body))
+        paths.append(p)
+    return paths[0], paths[1]
+
+
+BODY = ["   a = Relu (x)", "   b = Neg (x)", "   y = Abs (a)", "   z = Softmax <axis: int = 1> (b)"]
+
+
+def test_moved_node(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    swapped = [BODY[1], BODY[0], *BODY[2:]]
+    code, data = diff(capsys, *text_pair(tmp_path, ("\n".join(BODY), 18), ("\n".join(swapped), 18)))
+    nodes = data["nodes"]
+    assert code == 1 and len(nodes["moved"]) == 1 and nodes["changed"] == [] and nodes["added"] == []
+    assert nodes["moved"][0]["old"]["index"] != nodes["moved"][0]["new"]["index"]
+
+
+def test_domain_and_op_version_changes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    old = "\n".join([*BODY[:1], "   b = Gelu (x)", *BODY[2:]])
+    new = "\n".join([*BODY[:1], "   b = com.microsoft.Gelu (x)", *BODY[2:]])
+    code, data = diff(capsys, *text_pair(tmp_path, (old, 20), (new, 20)))
+    [c] = data["nodes"]["changed"]
+    assert code == 1 and c["changes"][0] == "domain: ai.onnx -> com.microsoft"
+    assert data["nodes"]["added"] == data["nodes"]["removed"] == []
+    # an opset bump: each node whose schema onnx changed between the two opsets says so (onnx.defs the oracle)
+    code, data = diff(capsys, *text_pair(tmp_path, ("\n".join(BODY), 12), ("\n".join(BODY), 13)))
+    assert data["header"] == [{"what": "opset ai.onnx", "old": 12, "new": 13}]
+    want = {}
+    for op in ("Relu", "Neg", "Abs", "Softmax"):
+        a, b = (onnx.defs.get_schema(op, v).since_version for v in (12, 13))
+        if a != b:
+            want[op] = [f"op version: {op}({a}) -> {op}({b})"]
+    assert "Softmax" in want
+    assert {c["new"]["op"]: c["changes"] for c in data["nodes"]["changed"]} == want
+
+
+def test_input_contracts(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A BERT whose position table is cut from 128 rows to 64: the input size requirement moves from at most 128 to
+    at most 64, and onnxruntime agrees (sequence length 65 runs on the old model, fails on the new one)."""
+    ort = pytest.importorskip("onnxruntime")
+    source = ROOT / "corpus" / "models" / "ortsess_bert.onnx"
+    m = onnx.load(str(source))
+    for init in m.graph.initializer:
+        if init.name in ("embeddings.position_embeddings.weight", "onnx::Slice_46"):
+            arr = numpy_helper.to_array(init)
+            init.CopyFrom(numpy_helper.from_array(arr[:64] if arr.shape[0] == 128 else arr[:, :64], init.name))
+    cut = save(m, tmp_path / "bert64.onnx")
+    code, data = diff(capsys, source, cut)
+    c = data["contracts"]
+    assert code == 1
+    assert c["gone"] == [f"{i} dim 1 (sequence_length): sequence_length must be at most 128"
+                         for i in ("attention_mask", "input_ids", "token_type_ids")]  # fmt: skip
+    assert c["appeared"] == [x.replace("128", "64") for x in c["gone"]]
+    [f] = c["findings_changed"]
+    assert f["new"]["code"] == "GL320" and "at most 64" in f["new"]["message"] and "at most 128" in f["old"]["message"]
+    feeds = {i.name: np.ones((1, 65), np.int64) for i in m.graph.input}
+    ort.InferenceSession(str(source), providers=["CPUExecutionProvider"]).run(None, feeds)
+    with pytest.raises(Exception, match="Add"):
+        ort.InferenceSession(str(cut), providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def test_a_large_constant_with_other_data(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A Constant node's tensor over the structural key's size: its data is still compared."""
+    from onnx import helper
+
+    def model(scale: float) -> Path:
+        value = numpy_helper.from_array(np.full((200, 200), scale, np.float32))
+        g = helper.make_graph([helper.make_node("Constant", [], ["c"], name="big", value=value),
+                               helper.make_node("Add", ["x", "c"], ["y"], name="add")], "g",
+                              [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, [200, 200])],
+                              [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [200, 200])])  # fmt: skip
+        return save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]), tmp_path / f"m{scale}.onnx")
+
+    code, data = diff(capsys, model(1.0), model(1.5))
+    [c] = data["nodes"]["changed"]
+    assert code == 1 and c["changes"] == ["attribute value: other data (float[200,200], max abs diff 0.5)"]
+    assert diff(capsys, model(1.0), model(1.0))[0] == 0

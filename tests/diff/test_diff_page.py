@@ -4,6 +4,7 @@ nodes drawn where they were, a legend, and a list that steps from change to chan
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,15 @@ def tab(browser: Any) -> Iterator[Page]:
     p = Page(browser)
     yield p
     p.close()
+
+
+def wait_layout(tab: Page, before: int) -> None:
+    """Until a layout after the `before`th is done, polled from here: the page's Content-Security-Policy refuses
+    the string predicates playwright's wait_for_function evaluates in the page."""
+    deadline = time.monotonic() + 60
+    while tab.layouts() <= before:
+        assert time.monotonic() < deadline, "no new layout within 60 s"
+        time.sleep(0.05)
 
 
 def edited(tmp_path: Path) -> Path:
@@ -67,12 +77,38 @@ def test_page_colours_changes_and_steps_through_them(tab: Page, tmp_path: Path,
     # stepping: the first change is the removed Relu, then the added Neg; each is selected on the graph
     before = tab.layouts()
     tab.page.click("#diff button:has-text('next')")
-    tab.wait(before)
+    wait_layout(tab, before)
     assert tab.page.evaluate("document.querySelector('.node.selected text.name').textContent") == "node_relu"
     before = tab.layouts()
     tab.page.click("#diff button:has-text('next')")
-    tab.wait(before)
+    wait_layout(tab, before)
     assert tab.page.evaluate("document.querySelector('.node.selected text.name').textContent") == "added_neg"
     # the removed Relu is joined to what fed it: an edge from the Conv's output
     assert "Softmax" in tab.page.inner_text("#diff ol") or "node_softmax" in tab.page.inner_text("#diff ol")
+    assert tab.errors == []
+
+
+def test_a_collapsed_group_with_a_change_is_marked(tab: Page, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """On a model large enough for collapsed groups (BERT, 208 nodes), the group that holds the change is marked and
+    no other is; stepping to the change opens it."""
+    source = ROOT / "corpus" / "models" / "optimum_bert.onnx"
+    m = onnx.load(str(source))
+    node = next(n for n in m.graph.node if n.name == "/encoder/layer.1/attention/self/query/MatMul")
+    node.name += "_renamed"  # the same scope: inside the collapsed group of the query projection
+    new = tmp_path / "bert.onnx"
+    onnx.save(m, str(new))
+    out = tmp_path / "d.html"
+    assert main(["diff", str(source), str(new), "--format", "html", "-o", str(out)]) == 1
+    capsys.readouterr()
+    status = tab.open(out)
+    assert status["groups"] > 0
+    marked = tab.page.evaluate("[...document.querySelectorAll('.group.diff-group')].map((g) => g.dataset.group)")
+    groups = tab.page.evaluate("document.querySelectorAll('.group').length")
+    assert marked == ["/encoder/layer.1/attention/self/query"] and groups > 1
+    before = tab.layouts()
+    tab.page.click("#diff button:has-text('next')")
+    wait_layout(tab, before)
+    assert tab.page.evaluate("document.querySelector('#panel .nm').textContent") == node.name  # the name in full
+    assert tab.page.evaluate("document.querySelectorAll('.node.selected.diff-renamed').length") == 1
     assert tab.errors == []

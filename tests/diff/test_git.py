@@ -62,3 +62,6 @@ def test_git_diff_and_log_show_models_as_text(tmp_path: Path) -> None:
     assert "Binary files" not in text
     same = git(repo, "diff", "--no-ext-diff", "HEAD~1", "HEAD")
     assert same.count("\n-") >= 1 and "axis: int = 0" in same
+    # the first commit adds the model: git gives the driver /dev/null for the old side
+    added = git(repo, "show", "--ext-diff", "--format=", "HEAD~1")
+    assert "--- a/model.onnx" in added and "+ node_softmax (Softmax)" in added and "nodes: 0 matched" in added

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -64,14 +65,27 @@ class Page:
 
     def wait(self, after: int) -> dict[str, Any]:
         """The status once more than `after` layouts are done."""
-        self.page.wait_for_function(
-            f"(() => {{ const s = document.body.dataset.graphlspStatus; return s && JSON.parse(s).layouts > {after}; }})()",
-            timeout=STATUS_TIMEOUT_MS,
-        )
+        # polled from here: playwright's wait_for_function evaluates a string, which the page's CSP (no eval) blocks
+        deadline = time.monotonic() + STATUS_TIMEOUT_MS / 1000
         status = self.status()
+        while (status is None or (status.get("layouts", 0) <= after and "error" not in status)) \
+                and time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)
+            status = self.status()
         assert status is not None
         assert "error" not in status, status
+        assert status.get("layouts", 0) > after, f"no layout past {after}: {status}"
         return status
+
+    def until(self, expression: str) -> Any:
+        """Poll a page expression (evaluated over the protocol, which the page's CSP allows) until it is truthy."""
+        deadline = time.monotonic() + STATUS_TIMEOUT_MS / 1000
+        value = self.page.evaluate(expression)
+        while not value and time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)
+            value = self.page.evaluate(expression)
+        assert value, f"{expression} stayed false"
+        return value
 
     def close(self) -> None:
         self.page.close()

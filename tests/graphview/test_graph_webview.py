@@ -88,7 +88,7 @@ def test_update_keeps_opened_groups_and_shell_asks_for_a_graph(webview: Page, tm
     shell = tmp_path / "shell.html"
     shell.write_text(page_html(None), encoding="utf-8")
     webview.page.goto(shell.as_uri())
-    webview.page.wait_for_function("window.__posted.length > 0")
+    webview.until("window.__posted.length > 0")
     assert posted(webview) == [{"type": "ready"}]  # the extension answers with the graph
     webview.page.evaluate("d => window.postMessage({type: 'graph', data: d}, '*')", data)
     status = webview.wait(0)

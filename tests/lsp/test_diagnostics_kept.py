@@ -36,6 +36,9 @@ class _Server:
     def settings_for(self, uri: str) -> Settings:
         return self.settings
 
+    def show_size_problems(self, model: object, settings: Settings) -> None:
+        """The server's window/showMessage about `dims`: none here (no sizes are bound)."""
+
 
 def fresh(text: str, encoding: str, settings: Settings) -> list[str]:
     """The diagnostics of a new analysis of the text, through `graphlsp check`'s collection (Diagnostic objects),
@@ -107,6 +110,8 @@ EDITS: list[tuple[str, Edit]] = [
     ("the node line removed", replace(EXTRA, "")),
     ("the blank line removed", replace("=> (float[batch,seq,50] logits) {\n\n", "=> (float[batch,seq,50] logits) {\n")),
     ("the label back", replace('["/b.0/a/Concat_\U0001f600"]', LABEL)),
+    ("a perm changed (folds downstream change)", replace("<perm: ints = [0, 2, 1, 3]>", "<perm: ints = [0, 1, 2, 3]>")),
+    ("and back", replace("<perm: ints = [0, 1, 2, 3]>", "<perm: ints = [0, 2, 1, 3]>")),
     ("the graph's signature broken", replace("main_graph (", "main_graph ((")),
     ("and mended", replace("main_graph ((", "main_graph (")),
 ]
@@ -158,3 +163,21 @@ def test_edits_between_two_computations_that_keep_the_line_count() -> None:
     after_edits = compute_diagnostics(server, state)  # type: ignore[arg-type]
     assert after_edits == fresh(text, "utf-16", settings)
     assert after_edits != before  # the hints moved a line down
+
+
+def test_a_fold_changed_by_an_edit_makes_only_the_hints_it_moved_again() -> None:
+    """After an edit that changes folds (a perm: the shapes downstream), the fold plan's hints are a fresh plan's,
+    and the hints away from the change are the same objects as before (their JSON is kept)."""
+    text = generate_gpt(4)
+    a = Analysis(text)
+    before = list(a.fold_plan().fold_hints())
+    at = text.index("<perm: ints = [0, 2, 1, 3]>", len(text) // 2)
+    a.apply_edit(at, at + len("<perm: ints = [0, 2, 1, 3]>"), "<perm: ints = [0, 1, 2, 3]>")
+    after = a.fold_plan().fold_hints()
+    assert after is not before
+    fresh_hints = Analysis(a.doc.text).fold_plan().fold_hints()
+    key = lambda h: (h[0].op_span, h[1], h[2])  # noqa: E731
+    assert sorted(map(key, after)) == sorted(map(key, fresh_hints))
+    assert sorted(map(key, after)) != sorted(map(key, before))
+    kept = {id(h) for h in before} & {id(h) for h in after}
+    assert len(kept) >= len(after) // 2  # the first layers' hints, above the edit

@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 from exports import MODULES, makes_lines
 
+from graphlsp.binary.read import read_model
 from graphlsp.lint.config import Settings
 from graphlsp.lint.output import format_full, format_github, format_sarif
 from graphlsp.lint.runner import lint_binary
+from graphlsp.provenance.describe import hover
+from graphlsp.provenance.locate import Sources
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = makes_lines()
@@ -22,6 +25,16 @@ LINES = makes_lines()
 @pytest.fixture(autouse=True)
 def at_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)  # the workspace, and the repository the github and SARIF paths are relative to
+
+
+def _valid_sarif(log: dict) -> None:
+    """Against SARIF 2.1.0's schema (../shared/schemas), when it is here."""
+    from tests.conftest import SHARED
+
+    schema = SHARED / "schemas" / "sarif-schema-2.1.0.json"
+    if schema.exists():
+        jsonschema = pytest.importorskip("jsonschema")
+        jsonschema.validate(log, json.loads(schema.read_text()))
 
 
 def _diagnostics(path: Path) -> list:
@@ -44,6 +57,14 @@ def test_every_finding_points_to_the_line_that_makes_the_op(exported: dict, expo
         assert MODULES.read_text().splitlines()[line - 1].strip().startswith(r["message"].split("` `")[1][:20])
     text = format_full(diags, {})
     assert text.count(f"at tests/provenance/torch_modules.py:{line}") == len(diags)
+    # the hover of the node each finding is on (or comes from) says the same line
+    model, _ = read_model(exported[(exporter, name)])
+    sources = Sources([str(ROOT)])
+    for node in model.graph.nodes:
+        if node.op_type == op:
+            shown = hover(node, sources)
+            assert shown.startswith(f"made by `torch_modules.py:{line}` `"), shown
+            assert "◀" in shown  # the chosen frame marked in the stack
 
 
 @pytest.mark.parametrize("exporter", ["dynamo", "torchscript"])
@@ -51,6 +72,7 @@ def test_sarif_and_github_name_the_python_line(exported: dict, exporter: str) ->
     for name, (line, _) in LINES.items():
         diags = _diagnostics(exported[(exporter, name)])
         log = json.loads(format_sarif(diags))
+        _valid_sarif(log)
         results = log["runs"][0]["results"]
         assert results
         for result in results:
@@ -73,7 +95,9 @@ def test_no_python_line_outside_the_repository(exported: dict, tmp_path: Path, m
     diags = lint_binary(str(exported[("dynamo", "StridedConcat")]), Settings(root=str(ROOT)))
     github = format_github(diags)
     assert "torch_modules.py" not in github
-    (result,) = json.loads(format_sarif(diags))["runs"][0]["results"]
+    log = json.loads(format_sarif(diags))
+    _valid_sarif(log)
+    (result,) = log["runs"][0]["results"]
     (rel,) = result["relatedLocations"]
     assert rel["physicalLocation"]["artifactLocation"] == {"uri": MODULES.as_uri()}
     assert os.path.relpath(MODULES).startswith("..")

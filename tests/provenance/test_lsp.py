@@ -17,7 +17,7 @@ from exports import MODULES, makes_lines
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.lsp.clients import SERVER, VSCODE, start
+from tests.lsp.clients import NEOVIM, SERVER, VSCODE, start
 
 ROOT = Path(__file__).resolve().parents[2]
 LINES = makes_lines()
@@ -27,6 +27,13 @@ WAIT = 60
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=[*SERVER, "--source-diagnostics"]))
 async def vscode(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
     await start(lsp_client, VSCODE, ROOT)
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=[*SERVER, "--source-diagnostics"]))
+async def neovim(lsp_client: LanguageClient):  # type: ignore[no-untyped-def]
+    await start(lsp_client, NEOVIM, ROOT)
     yield lsp_client
     await lsp_client.shutdown_session()
 
@@ -134,3 +141,53 @@ async def test_outline_follows_the_module_hierarchy(vscode: LanguageClient) -> N
         expected[n.name] = names[-2] if len(names) > 1 else ""
     assert placed == expected
     assert any(s.kind == lsp.SymbolKind.Class and s.name == "features" for s in main.children or [])
+
+
+@pytest.mark.asyncio
+async def test_pull_client_gets_related_information_and_the_python_file(neovim: LanguageClient, exported: dict,
+                                                                        tmp_path: Path) -> None:  # fmt: skip
+    line, _ = LINES["PositionTable"]
+    model = tmp_path / "m.onnx"
+    shutil.copyfile(exported[("dynamo", "PositionTable")], model)
+    uri = model.as_uri()  # Neovim's buffer of the file itself
+    text = (await neovim.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="graphlsp.renderView", arguments=[{"uri": uri}])))["text"]  # fmt: skip
+    neovim.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        text_document=lsp.TextDocumentItem(uri=uri, language_id="onnxtxt", version=1, text=text)))  # fmt: skip
+    report = await neovim.text_document_diagnostic_async(
+        lsp.DocumentDiagnosticParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))  # fmt: skip
+    assert isinstance(report, lsp.RelatedFullDocumentDiagnosticReport)
+    (gl320,) = [d for d in report.items if d.code == "GL320"]
+    (rel,) = [r for r in gl320.related_information or [] if r.location.uri == MODULES.as_uri()]
+    assert rel.location.range.start.line == line - 1
+    on_python = await _published(neovim, MODULES.as_uri())
+    assert [(d.code, d.range.start.line) for d in on_python] == [("GL320", line - 1)]
+
+
+@pytest.mark.asyncio
+async def test_outline_of_a_torchscript_export_follows_its_scoped_names(vscode: LanguageClient) -> None:
+    """torchscript_cnn.onnx: `/features/features.0/Conv` sits under features > 0, `/fc/Gemm` under fc,
+    `/Flatten` at the graph's top."""
+    uri, _ = await _open_view(vscode, ROOT / "corpus" / "models" / "torchscript_cnn.onnx")
+    symbols = await vscode.text_document_document_symbol_async(lsp.DocumentSymbolParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri)))  # fmt: skip
+    main = next(s for s in symbols or [] if isinstance(s, lsp.DocumentSymbol) and s.kind == lsp.SymbolKind.Module)
+    top = {s.name: s for s in main.children or []}
+    assert top["features"].kind == lsp.SymbolKind.Class and top["fc"].kind == lsp.SymbolKind.Class
+    assert "/Flatten" in top and top["/Flatten"].kind != lsp.SymbolKind.Class
+    first = {s.name: s for s in top["features"].children or []}
+    assert [c.name for c in first["0"].children or []] == ["/features/features.0/Conv"]
+    assert [c.name for c in top["fc"].children or []] == ["/fc/Gemm"]
+
+
+@pytest.mark.asyncio
+async def test_hover_of_a_torchscript_node_names_its_module(vscode: LanguageClient) -> None:
+    """torchscript_bert.onnx has no frames (exported without verbose): its nodes' hover still says the module its
+    scoped name walks through."""
+    uri, text = await _open_view(vscode, ROOT / "corpus" / "models" / "torchscript_bert.onnx")
+    at = _at(text, '["/encoder/layer.0/attention/self/query/MatMul"]')
+    at = lsp.Position(line=at.line, character=at.character + text.splitlines()[at.line][at.character:].index("MatMul ("))
+    hover = await vscode.text_document_hover_async(lsp.HoverParams(
+        text_document=lsp.TextDocumentIdentifier(uri=uri), position=at))  # fmt: skip
+    assert hover is not None and isinstance(hover.contents, lsp.MarkupContent)
+    assert "module `encoder.layer.0.attention.self.query`" in hover.contents.value, hover.contents.value

@@ -11,12 +11,15 @@ from pathlib import Path
 
 import onnx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import TensorProto, helper
 
 from graphlsp.binary.read import read_model
 from graphlsp.lint.config import ConfigError, Settings, load_settings
 from graphlsp.lint.runner import lint_binary
 from graphlsp.provenance.describe import hover
+from graphlsp.provenance.describe import related as python_related
 from graphlsp.provenance.locate import Sources
 from graphlsp.provenance.trace import of_node, parse_stack_trace, parse_torchscript_doc, torchscript_scopes
 
@@ -96,7 +99,9 @@ def test_no_file_outside_the_workspace_and_maps_is_opened(tree: dict[str, Path],
     assert os.path.realpath(outside / "secret.py") not in opened
     assert "do not print" not in "".join(hovers) + repr([d.related for d in diags])
     assert "`return x.reshape(1, 8)`" in hovers[0] and "`return x.view(1, 8)`" in hovers[1]
-    related = {d.node: d.related for d in diags if d.node}
+    (gl321,) = [d for d in diags if d.code == "GL321"]  # r0 pins N (and the nodes after it too)
+    assert gl321.related[0]["file"] == str(ws / "model.py")
+    related = {n.name: python_related(n, sources) for n in m.graph.nodes}
     assert related["r0"][0]["file"] == str(ws / "model.py") and related["r1"][0]["file"] == str(tree["mapped"] / "net.py")
     assert related["r2"][0]["file"] is None and related["r3"][0]["file"] is None  # named, not located
 
@@ -115,6 +120,13 @@ def test_hover_names_module_stack_and_a_stale_file(tree: dict[str, Path]) -> Non
     assert text.index("`_tensor.py:10`") < text.index("`model.py:4` in `forward` ◀") < text.index("`module.py:1773`")
 
 
+def test_a_relative_frame_path_is_looked_for_in_the_workspace(tree: dict[str, Path]) -> None:
+    sources = Sources([str(tree["ws"])])
+    place = sources.place("model.py")
+    assert place is not None and place.kind == "workspace" and place.path == os.path.realpath(tree["ws"] / "model.py")
+    assert sources.place("../outside/secret.py") is None and sources.place("link.py") is None
+
+
 def test_path_map_setting(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "pyproject.toml").write_text('[tool.graphlsp]\npath-map = { "/build/src" = "src" }\n')
@@ -127,6 +139,26 @@ def test_path_map_setting(tmp_path: Path) -> None:
         load_settings(tmp_path)
 
 
+def test_path_map_of_the_editor_and_of_a_users_config(tmp_path: Path) -> None:
+    """The editor's `pathMap` is the workspace's (VS Code reads it from the repository's .vscode/settings.json): it
+    maps into the project only, as the project's config does; a user's own `--config` may map anywhere."""
+    from graphlsp.lint.config import from_editor
+
+    elsewhere, project = tmp_path / "elsewhere", tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    elsewhere.mkdir()
+    base = Settings(root=str(project))
+    assert from_editor(base, {"pathMap": {"/build": "src"}}).path_map == {"/build": os.path.realpath(project / "src")}
+    with pytest.raises(ConfigError, match="leaves the project's folder"):
+        from_editor(base, {"pathMap": {"/build": str(elsewhere)}})
+    (project / "graphlsp.toml").write_text(f'path-map = {{ "/build" = "{elsewhere}" }}\n')
+    assert load_settings(project, user=True).path_map == {"/build": os.path.realpath(elsewhere)}
+    with pytest.raises(ConfigError, match="path-map must be a table"):
+        from_editor(base, {"pathMap": ["/build"]})
+    with pytest.raises(ConfigError, match="is not a folder"):
+        from_editor(base, {"pathMap": {"/build": "missing"}})
+
+
 def test_parsers() -> None:
     frames = parse_stack_trace('File "/a/m.py", line 3, in forward\n    y = f(x)\n  File "/b/n.py", line 9, in f\n'
                                "    return g(\n")  # fmt: skip
@@ -137,7 +169,7 @@ def test_parsers() -> None:
     assert [p for p, _ in torchscript_scopes("/features/features.0/Conv")] == ["", "features", "features.0"]
     assert [p for p, _ in torchscript_scopes("/encoder/layer.0/attention/MatMul")] == [
         "", "encoder", "encoder.layer.0", "encoder.layer.0.attention"]
-    assert torchscript_scopes("Conv_3") == [] and torchscript_scopes("/Conv") == []
+    assert torchscript_scopes("/Conv") == [("", "")]  # the root module
 
 
 def test_a_node_without_metadata_has_no_source(tmp_path: Path) -> None:
@@ -148,3 +180,46 @@ def test_a_node_without_metadata_has_no_source(tmp_path: Path) -> None:
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), path)
     (node,) = read_model(path)[0].graph.nodes
     assert of_node(node) is None and node.origin.metadata == ()
+
+
+def test_an_installed_package_is_located_never_read(tmp_path: Path, opened: list[str]) -> None:
+    """A frame in another machine's site-packages maps to the same file of the running Python's environment (here
+    numpy's): its location is given (go to definition, related information), its lines are never read (the
+    code shown is the trace's)."""
+    import numpy
+
+    real = Path(numpy.__file__).resolve()
+    rest = real.relative_to(real.parents[1])  # numpy/__init__.py
+    frame = f"/build/venv/lib/python3.11/site-packages/{rest.as_posix()}"
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    model = _model(ws / "m.onnx", [_trace((frame, 3, "the trace's own code line"))])
+    (node,) = read_model(model)[0].graph.nodes
+    sources = Sources([str(ws)])
+    place = sources.place(frame)
+    assert place is not None and place.kind == "environment" and not place.readable
+    assert Path(place.path).resolve() == real
+    text = hover(node, sources)
+    assert text.startswith("made by `__init__.py:3` `the trace's own code line`")
+    (d,) = [d for d in lint_binary(str(model), Settings(root=str(ws))) if d.code in ("GL320", "GL321")]
+    assert Path(d.related[0]["file"]).resolve() == real and d.related[0]["line"] == 3
+    assert str(real) not in opened and os.path.realpath(place.path) not in opened
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["pkg.torch.onnx.stack_trace", "pkg.torch.onnx.name_scopes",
+                                           "pkg.torch.onnx.class_hierarchy", "doc_string", "namespace"]),
+                          st.text(max_size=300)), max_size=5), st.text(max_size=60))  # fmt: skip
+def test_any_metadata_reads_without_error(meta: list[tuple[str, str]], name: str) -> None:
+    """Metadata is a model's bytes: whatever it holds, a node's source is read without an exception, and the
+    hover and the module chain are made of it."""
+    from graphlsp.graph.core import ExportedNode, Graph, Node
+    from graphlsp.provenance.modules import nest, scope_parts
+
+    node = Node(Graph("g", "model"), 0, ExportedNode(tuple(meta)), "", "Relu", name=name)
+    src = of_node(node)
+    if src is not None:
+        assert src.chosen is None or 0 <= src.chosen < len(src.frames)
+        scope_parts(src.modules)
+        nest([src.modules, None, src.modules])
+    hover(node, None)

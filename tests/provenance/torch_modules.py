@@ -32,13 +32,3 @@ class StridedConcat(torch.nn.Module):
         odd = x[:, 1::2]
         return torch.cat([even, odd], dim=-1)  # makes: Concat
 
-
-class Outer(torch.nn.Module):
-    """The three inside a module hierarchy (for the outline)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.table = PositionTable()
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.table(x)

@@ -101,12 +101,14 @@
         g.flops = (g.flops || 0) + (items[i].flops || 0); // share of the model's FLOPs (graphlsp/cost)
         const ps = items[i].problems;
         if (ps && ps.some((p) => p[0] === "error" || p[0] === "warning")) g.problems += 1;
+        if (items[i].diff) g.diff = true; // graphlsp diff: a change inside (graphlsp/diff/page.py)
       }
       for (const c of g.groups.values()) {
         count(c);
         g.total += c.total;
         g.flops = (g.flops || 0) + (c.flops || 0);
         g.problems += c.problems;
+        if (c.diff) g.diff = true;
       }
     })(root);
     const v = { graph, items, root, byId, groupOf, expanded: new Set([""]) };
@@ -433,7 +435,8 @@
           title.textContent = b.group.id + " (click to collapse)";
           walk(c);
         } else if (b.kind === "group") {
-          const g = el("g", { class: "group" + (b.group.problems ? " warning" : ""), "data-group": b.group.id }, shapes);
+          const g = el("g", { class: "group" + (b.group.problems ? " warning" : "") + (b.group.diff ? " diff-group" : ""),
+            "data-group": b.group.id }, shapes);
           el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 6 }, g);
           if (b.group.flops) el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 6, class: "heat",
             "fill-opacity": (0.08 + 0.6 * b.group.flops).toFixed(3) }, g); // its share of FLOPs, as the legend says
