@@ -35,7 +35,7 @@ def scope_of(node: Node, depth: int) -> str:
         from graphlsp.provenance.trace import of_node
 
         src = of_node(node) if node.origin.metadata else None
-        parts = scope_parts(src) if src is not None and src.modules else []
+        parts = scope_parts(src.modules) if src is not None and src.modules else []
     return "/" + "/".join(parts[:depth]) if parts else "(top)"
 
 
