@@ -34,8 +34,11 @@ def scope_of(node: Node, depth: int) -> str:
         from graphlsp.provenance.modules import scope_parts
         from graphlsp.provenance.trace import of_node
 
-        src = of_node(node) if node.origin.metadata else None
-        parts = scope_parts(src.modules) if src is not None and src.modules else []
+        try:
+            src = of_node(node) if node.origin.metadata else None
+            parts = scope_parts(src.modules) if src is not None and src.modules else []
+        except (ValueError, TypeError, AttributeError, KeyError):  # metadata it cannot read: no scope
+            parts = []
     return "/" + "/".join(parts[:depth]) if parts else "(top)"
 
 
