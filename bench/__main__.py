@@ -1,17 +1,17 @@
-"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [scale] [graph] [diff] [stages] [--json]`: each
-figure next to its budget and onnx's time; no name runs them all."""
+"""`python -m bench [parse] [infer] [lsp] [lint] [fold] [binary] [scale] [graph] [diff] [stages] [cost] [--json]`:
+each figure next to its budget and onnx's time; no name runs them all."""
 
 from __future__ import annotations
 
 import json
 import sys
 
-from bench import binary, diff, fold, graph, infer, lint, lsp, parse, scale, stages
+from bench import binary, cost, diff, fold, graph, infer, lint, lsp, parse, scale, stages
 
 # binary first: a process's peak memory (ru_maxrss) counts its parent's at the fork, and the other benches grow this
 # process (by 170 MB after lsp), which every model's figure then showed
 BENCHES = {"binary": binary, "parse": parse, "infer": infer, "lsp": lsp, "lint": lint, "fold": fold,
-           "scale": scale, "graph": graph, "diff": diff, "stages": stages}  # fmt: skip
+           "scale": scale, "graph": graph, "diff": diff, "stages": stages, "cost": cost}  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

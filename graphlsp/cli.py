@@ -662,19 +662,33 @@ def _cost(args: argparse.Namespace) -> int:
                   + (f"; did you mean {near!r}?" if near else f" (its dims: {', '.join(sorted(declared)) or 'none'})"),
                   file=sys.stderr)  # fmt: skip
             return EXIT_USAGE
-    for name in shapes:
+    ranks = {v.name: len(v.type.dims) for v in (model.graph.inputs if model.graph is not None else [])
+             if v.type is not None and v.type.dims is not None}  # fmt: skip
+    for name, shape in shapes.items():
         if name not in inputs:
             near = closest(name, inputs)
             print(f"graphlsp: error: --input-shape {name}: no graph input named {name!r}"
                   + (f"; did you mean {near!r}?" if near else ""), file=sys.stderr)  # fmt: skip
             return EXIT_USAGE
+        if name in ranks and ranks[name] != len(shape):
+            print(f"graphlsp: error: --input-shape {name}: {len(shape)} sizes given, but {name} has rank "
+                  f"{ranks[name]}", file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
     cost = model_cost(model, refiner)
+    bound = None
+    if sizes:  # the numbers from an analysis at those sizes: exact where a dim has no name the formulas could bind
+        if args.file.endswith(".onnx"):
+            model_b, _ = read_model(args.file)
+            bound = model_cost(model_b, ModelAnalysis(model_b, [], sizes=sizes).refiner)
+        else:
+            a_b = Analysis(source.text, sizes=sizes)
+            bound = model_cost(a_b.model, a_b.refiner)
     if args.format == "json":
-        sys.stdout.write(format_json(cost, args.by, env, args.depth))
+        sys.stdout.write(format_json(cost, args.by, env, args.depth, bound))
     elif args.format == "csv":
-        sys.stdout.write(format_csv(cost, args.by, env, args.depth))
+        sys.stdout.write(format_csv(cost, args.by, env, args.depth, bound))
     else:
-        sys.stdout.write(format_text(cost, args.by, env, args.file, args.depth))
+        sys.stdout.write(format_text(cost, args.by, env, args.file, args.depth, bound))
     return EXIT_CLEAN
 
 
@@ -868,11 +882,44 @@ _FUNCS: dict[str, Any] = {"check": _check, "rules": _rules, "rule": _rule, "shap
                           "diff": _diff}  # fmt: skip
 
 
+_COST_CHOICES = {"--by": ("scope", "op", "node"), "--format": ("text", "json", "csv")}
+
+
+def _plain_cost(args: list[str]) -> Any:
+    """`cost FILE` with --by, --format, --dim and --input-shape, parsed as argparse parses it, without argparse (its
+    import is a tenth of `cost` on a small model); None for anything else, which argparse parses and explains."""
+    if not args or args[0] != "cost":
+        return None
+    out: dict[str, Any] = {"command": "cost", "func": _cost, "by": "scope", "format": "text", "depth": 2,
+                           "dim": None, "input_shape": None}  # fmt: skip
+    files: list[str] = []
+    i = 1
+    while i < len(args):
+        arg = args[i]
+        value = args[i + 1] if i + 1 < len(args) else None
+        if arg in _COST_CHOICES and value in _COST_CHOICES[arg]:
+            out[arg[2:]] = value
+        elif arg in ("--dim", "--input-shape") and value is not None and not value.startswith("-"):
+            key = arg[2:].replace("-", "_")
+            out[key] = [*(out[key] or []), value]
+        elif arg.startswith("-") or files:
+            return None
+        else:
+            files.append(arg)
+            i += 1
+            continue
+        i += 2
+    if len(files) != 1:
+        return None
+    out["file"] = files[0]
+    return SimpleNamespace(**out)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The parsed command line: the usual `check` command line here, anything else by argparse
+    """The parsed command line: the usual `check` and `cost` command lines here, anything else by argparse
     (`graphlsp.cli_parser`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    fast = _plain_check(args)
+    fast = _plain_check(args) or _plain_cost(args)
     if fast is not None:
         return fast  # type: ignore[no-any-return]
     from graphlsp.cli_parser import parse

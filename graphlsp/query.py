@@ -5,12 +5,14 @@ Pure analysis, no LSP types: the language server translates positions and calls 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from graphlsp.analysis import Analysis
+from graphlsp.cost import report as cost_report
 from graphlsp.graph.core import Graph, Node, Value
 from graphlsp.infer.contracts import input_requirements
 from graphlsp.infer.types import ELEM_BY_NAME, type_str
@@ -22,6 +24,8 @@ from graphlsp.syntax import tree as t
 from graphlsp.syntax.document import Piece
 from graphlsp.syntax.lower import text_graph, text_node
 from graphlsp.syntax.positions import line_start_at
+
+log = logging.getLogger("graphlsp.query")
 
 Span = tuple[int, int]
 
@@ -369,8 +373,34 @@ def inlay_hints(a: Analysis, start: int = 0, end: int | None = None) -> list[Inl
                 if known is not None and known.size <= SHORT_CONSTANT:
                     label += f" = {short_value(known)}"
                 out.append(InlayHint(span[1], label))
+    header = _graph_name_end(a)
+    if header is not None and start <= header <= end:  # the model's totals after the graph's name (graphlsp/cost)
+        try:
+            out.append(InlayHint(header, cost_report.header_label(a)))
+        except Exception:  # the types' hints stand without it
+            log.exception("the cost hint failed")
     out.sort(key=lambda h: h.offset)
     return out
+
+
+def cost_lines(a: Analysis, offset: int) -> str:
+    """What the hover adds of the cost (graphlsp/cost): on a node's op its FLOPs and bytes, on a value its size
+    and, on a graph output, what computing it costs. Apart from `hover`: the graph page shows that per op."""
+    hit = hit_at(a, offset)
+    try:
+        if hit is not None and hit.kind == "op" and hit.node is not None:
+            return cost_report.node_markdown(a, hit.node)
+        if hit is not None and hit.kind == "value" and hit.value is not None:
+            return cost_report.value_markdown(a, hit.value)
+    except Exception:  # a bug of the cost's must not take the hover with it
+        log.exception("the cost lines of a hover failed")
+    return ""
+
+
+def _graph_name_end(a: Analysis) -> int | None:
+    g = a.model.graph
+    tg = text_graph(g) if g is not None else None
+    return None if tg is None else tg.piece.origin + tg.sig.name.end
 
 
 def folding_ranges(a: Analysis) -> list[tuple[int, int]]:

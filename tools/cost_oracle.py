@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    {line}")
     print(f"total: {len(paths)} models, {totals['equal']}/{totals['judged']} counts equal, {totals['unknown']} unknown,"
           f" {totals['unbound']} data-dependent, {totals['bodies']} nodes with bodies; peak {peaks[1]}/{peaks[0]} "
-          f"equal; {bad} differences")  # fmt: skip
+          f"equal, {peaks[2]} not a formula in the input dims; {bad} differences")  # fmt: skip
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1, default=str), encoding="utf-8")
     return 1 if bad else 0

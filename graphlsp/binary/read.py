@@ -281,7 +281,7 @@ class _Reader:
         ty = type_spec(vi.type)
         if ty is not None and ty.dims is not None and any(isinstance(d, int) and d < 0 for d in ty.dims):
             self.emit(NEGATIVE_DIM, f"'{vi.name}' has a dim of -1, which some exporters (paddle2onnx) write for a "
-                      "dynamic dim: it is read as unknown", node, where, "warning")  # fmt: skip
+                      "dynamic dim: it is read as unknown", node, where)  # fmt: skip
             ty = _unknown_negative(ty)
         return ty
 

@@ -34,7 +34,7 @@ def _with_past(c: Call, new: Dim, past_slot: int, axis: int) -> Dim:
     return d.add(new, past[axis])
 
 
-@cost_fn("Attention", domain="com.microsoft")
+@cost_fn("Attention", "QAttention", domain="com.microsoft")
 def ms_attention(c: Call) -> Work:
     """input [B, S, In] by weights [In, Dq + Dk + Dv] (qkv_hidden_sizes, else three equal parts); past
     [2, B, N, P, h]; output [B, S, Dv]."""

@@ -50,6 +50,11 @@ def reduce(c: Call) -> Work:
     return Work(numel(c.shape(0)), 0, "1 per input element")
 
 
+@cost_fn("Scaler", "Normalizer", "Binarizer", domain="ai.onnx.ml")
+def ml_elementwise(c: Call) -> Work:
+    return Work(numel(c.out()), 0, "1 per output element")
+
+
 @cost_fn("CumSum", "CumProd")
 def cumulative(c: Call) -> Work:
     return Work(numel(c.shape(0)), 0, "1 per element")

@@ -9,6 +9,7 @@ same way. `evaluate` gives the number at bound sizes (`--dim`), or None while a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 
 from graphlsp.infer import dims as d
 from graphlsp.infer.dims import Dim, Expr
@@ -109,7 +110,7 @@ class Total:
 
     def add(self, x: Dim, times: int = 1) -> None:
         if x is None:
-            self.unknown += 1
+            self.unknown += times
         elif isinstance(x, int):
             if x:
                 self.poly[()] = self.poly.get((), 0) + x * times
@@ -186,22 +187,11 @@ def poly(x: int | Expr) -> Poly:
     return dict(x.poly)
 
 
-def poly_dim(p: Poly) -> Dim:
-    out: Dim = 0
-    for mono, c in sorted(p.items(), key=lambda mc: (not mc[0], "*".join(a.key for a in mc[0]))):
-        if not c:
-            continue
-        term: Dim = c
-        for atom in mono:
-            term = d.mul(term, d.symbol_of(atom) if atom.kind == "sym" else _atom_dim(atom))
-        out = d.add(out, term)
-    return out
-
-
 _ATOM_BOUNDS: dict[d.Atom, d.Bounds] = {}
 
 
-def _mono_low_high(mono: tuple[d.Atom, ...]) -> d.Bounds:
+def mono_bounds(mono: tuple[d.Atom, ...]) -> d.Bounds:
+    """Bounds of a monomial, every symbol a dim (>= 0); the constant monomial is 1."""
     lo: int | None = 1
     hi: int | None = 1
     for atom in mono:
@@ -216,26 +206,83 @@ def _mono_low_high(mono: tuple[d.Atom, ...]) -> d.Bounds:
     return lo, hi
 
 
-def poly_at_least(a: Poly, b: Poly) -> bool:
-    """Whether a >= b is proved for every value of the symbols (each >= 0), term by term."""
-    low = 0
-    for mono in a.keys() | b.keys():
-        c = a.get(mono, 0) - b.get(mono, 0)
+# ---- a difference proved non-negative through the floors: floor(E/d) <= E/d
+SymPoly = dict[tuple[str, ...], Fraction]  # monomials of symbol names (sorted) -> rational coefficient
+
+
+def nonnegative(poly: dict[tuple[d.Atom, ...], int]) -> bool:
+    """Whether a polynomial is >= 0 for every value of its symbols (each a dim, >= 0), proved by bounding each
+    negative term from above (a floor by its quotient, `floor(E/d) <= E/d`, when the floor is >= 0) and each
+    positive term with a floor from below by 0, then finding every coefficient of what is left >= 0. Sufficient,
+    not necessary: False is "not proved"."""
+    out: SymPoly = {}
+    for mono, c in poly.items():
         if not c:
             continue
-        if not mono:
-            low += c
+        if all(a.kind == "sym" for a in mono):
+            key = tuple(sorted(a.name for a in mono))
+            out[key] = out.get(key, Fraction(0)) + c
             continue
-        lo, hi = _mono_low_high(mono)
+        lo, _ = mono_bounds(mono)
+        if lo is None or lo < 0:
+            return False
         if c > 0:
-            if lo is None:
-                return False
-            low += c * lo
+            continue  # at least 0
+        upper = _upper_mono(mono)
+        if upper is None:
+            return False
+        for key, v in upper.items():
+            out[key] = out.get(key, Fraction(0)) + c * v
+    return all(v >= 0 for v in out.values())
+
+
+def _upper_mono(mono: tuple[d.Atom, ...]) -> SymPoly | None:
+    """An upper bound of a product of non-negative atoms as a polynomial in the symbols, or None."""
+    acc: SymPoly = {(): Fraction(1)}
+    for atom in mono:
+        if atom.kind == "sym":
+            part: SymPoly | None = {(atom.name,): Fraction(1)}
+        elif atom.kind == "floor":
+            inner, den = atom.args
+            part = _upper_dim(inner)
+            if part is not None:
+                assert isinstance(den, int)
+                part = {k: v / den for k, v in part.items()}
         else:
-            if hi is None:
-                return False
-            low += c * hi
-    return low >= 0
+            return None
+        if part is None or len(acc) * len(part) > 64:
+            return None
+        nxt: SymPoly = {}
+        for ka, va in acc.items():
+            for kb, vb in part.items():
+                key = tuple(sorted(ka + kb))
+                nxt[key] = nxt.get(key, Fraction(0)) + va * vb
+        acc = nxt
+    return acc
+
+
+def _upper_dim(x: Dim) -> SymPoly | None:
+    """An upper bound of x (a floor's numerator) as a polynomial in the symbols: its negative terms must be
+    symbols alone (kept exactly), its positive terms are bounded from above."""
+    if x is None:
+        return None
+    if isinstance(x, int):
+        return {(): Fraction(x)}
+    out: SymPoly = {}
+    for mono, c in x.poly:
+        if all(a.kind == "sym" for a in mono):
+            key = tuple(sorted(a.name for a in mono))
+            out[key] = out.get(key, Fraction(0)) + c
+            continue
+        lo, _ = mono_bounds(mono)
+        if c < 0 or lo is None or lo < 0:
+            return None
+        upper = _upper_mono(mono)
+        if upper is None:
+            return None
+        for key, v in upper.items():
+            out[key] = out.get(key, Fraction(0)) + c * v
+    return out
 
 
 def at_least(a: Dim, b: Dim) -> bool:

@@ -47,7 +47,7 @@ def matmul_nbits(c: Call) -> Work:
 
 
 @cost_fn("Gemm")
-@cost_fn("QGemm", domain="com.microsoft")
+@cost_fn("QGemm", "FusedGemm", domain="com.microsoft")
 def gemm(c: Call) -> Work:
     a = c.shape(0)
     if a is None or len(a) != 2:
@@ -129,3 +129,16 @@ def gru(c: Call) -> Work:
 @cost_fn("RNN")
 def rnn(c: Call) -> Work:
     return _recurrent(c, 1)
+
+
+@cost_fn("LinearClassifier", "LinearRegressor", domain="ai.onnx.ml")
+def linear_ml(c: Call) -> Work:
+    """X [N, F] times the coefficients [classes or targets, F]: the scores are a contraction."""
+    x = c.shape(0)
+    if x is None or len(x) != 2:
+        return Work(None)
+    coefficients = c.attr("coefficients")
+    if coefficients is None or not x[1] or not isinstance(x[1], int):
+        return Work(None)
+    outputs = len(coefficients) // x[1]
+    return contraction(d.mul(x[0], outputs), x[1])

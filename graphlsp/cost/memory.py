@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from graphlsp.cost.formula import Poly, Total, poly, poly_at_least, value_bytes
+from graphlsp.cost.formula import Total, mono_bounds, nonnegative, poly, value_bytes
 from graphlsp.graph.core import Graph, Node, Value
-from graphlsp.infer.dims import Dim
+from graphlsp.infer.dims import Atom, Dim
 from graphlsp.infer.refiner import ShapeRefiner
 
 MAX_CANDIDATES = 64  # more incomparable step formulas than this: the peak is not kept as a formula
@@ -93,41 +93,82 @@ def replay(order: list[Node], lives: list[tuple[Value, int, int]], size: Callabl
             if x is not None:
                 total.add(x)
         return Peak([(total, None)], sum(x is None for x in sizes))
-    starts: list[list[Poly]] = [[] for _ in order]
-    ends: list[list[Poly]] = [[] for _ in order]
+    # the live bytes as a vector over the monomials met so far: sums and comparisons without dicts
+    index: dict[tuple[Atom, ...], int] = {}
+    monos: list[tuple[Atom, ...]] = []
+    vectors: dict[Dim, list[tuple[int, int]]] = {}
+    starts: list[list[list[tuple[int, int]]]] = [[] for _ in order]
+    ends: list[list[list[tuple[int, int]]]] = [[] for _ in order]
     unsized = 0
-    polys: dict[Dim, Poly] = {}
     for v, s, e in lives:
         b = size(v)
         if b is None:
             unsized += 1
             continue
-        p = polys.get(b)
-        if p is None:
-            p = polys[b] = poly(b)
-        starts[s].append(p)
-        ends[e].append(p)
-    live: Poly = {}
-    candidates: list[tuple[Poly, Node]] = []
-    for i, node in enumerate(order):
-        for p in starts[i]:
-            for mono, c in p.items():
-                live[mono] = live.get(mono, 0) + c
+        vec = vectors.get(b)
+        if vec is None:
+            vec = vectors[b] = []
+            for mono, c in poly(b).items():
+                i = index.get(mono)
+                if i is None:
+                    i = index[mono] = len(monos)
+                    monos.append(mono)
+                vec.append((i, c))
+        starts[s].append(vec)
+        ends[e].append(vec)
+    bounds = [mono_bounds(m) for m in monos]
+    floored = [any(atom.kind != "sym" for atom in m) for m in monos]
+    live = [0] * len(monos)
+    candidates: list[tuple[list[int], Node]] = []
+    for step, node in enumerate(order):
+        for vec in starts[step]:
+            for i, c in vec:
+                live[i] += c
         # a step that starts nothing holds less than the step before it
-        if starts[i] and not any(poly_at_least(x, live) for x, _ in reversed(candidates)):
-            candidates = [(x, n) for x, n in candidates if not poly_at_least(live, x)]
-            candidates.append(({m: c for m, c in live.items() if c}, node))
+        if starts[step] and not any(_at_least(held, live, bounds, monos, floored) for held, _ in reversed(candidates)):
+            candidates = [(held, n) for held, n in candidates if not _at_least(live, held, bounds, monos, floored)]
+            candidates.append((list(live), node))
             if len(candidates) > MAX_CANDIDATES:
                 return Peak([], unsized, f"more than {MAX_CANDIDATES} steps may be the peak")
-        for p in ends[i]:
-            for mono, c in p.items():
-                live[mono] = live.get(mono, 0) - c
+        for vec in ends[step]:
+            for i, c in vec:
+                live[i] -= c
     out: list[tuple[Total, Node | None]] = []
-    for live_poly, n in candidates:
+    for vector, n in candidates:
         total = Total()
-        total.poly = live_poly
+        total.poly = {monos[i]: c for i, c in enumerate(vector) if c}
         out.append((total, n))
     return Peak(out, unsized)
+
+
+def _at_least(a: list[int], b: list[int], bounds: list[tuple[int | None, int | None]],
+              monos: list[tuple[Atom, ...]], floored: list[bool]) -> bool:  # fmt: skip
+    """a >= b for every value of the symbols: term by term (each monomial within its bounds), else through the
+    floors (`formula.nonnegative`: `32*H*W - 32*floor(H/2)*floor(W/2)` is at least 0)."""
+    if _termwise(a, b, bounds):
+        return True
+    # over symbols alone the term-by-term answer is the whole answer: only floors leave more to prove
+    if not any(x != y and floored[i] for i, (x, y) in enumerate(zip(a, b, strict=True))):
+        return False
+    return nonnegative({monos[i]: x - y for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y})
+
+
+def _termwise(a: list[int], b: list[int], bounds: list[tuple[int | None, int | None]]) -> bool:
+    low = 0
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        c = x - y
+        if not c:
+            continue
+        lo, hi = bounds[i]
+        if c > 0:
+            if lo is None:
+                return False
+            low += c * lo
+        else:
+            if hi is None:
+                return False
+            low += c * hi
+    return low >= 0
 
 
 def peak_memory(graph: Graph, refiner: ShapeRefiner, size: Callable[[Value], Dim] | None = None) -> Peak:

@@ -9,13 +9,16 @@ the trip count times the body when the trip count is a formula, else unknown wit
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from graphlsp.cost import registry
-from graphlsp.cost.formula import Total, add_all, at_least, bytes_of, numel, value_bytes
+from graphlsp.cost.formula import Total, at_least, bytes_of, value_bytes
 from graphlsp.cost.memory import Peak, peak_memory
+from graphlsp.cost.movement import free
 from graphlsp.cost.registry import Call, Work
 from graphlsp.graph.core import Graph, Model, Node, Value
 from graphlsp.infer import dims as d
@@ -59,7 +62,7 @@ class Parameters:
         self.bytes = 0
 
     def add(self, kind: str, elem: int, shape: tuple[int, ...]) -> None:
-        n = int(np.prod(shape, dtype=object)) if shape else 1
+        n = math.prod(shape)
         size = bytes_of(elem, n)
         b = size if isinstance(size, int) else 0
         row = self.by_type.setdefault((kind, elem), [0, 0])
@@ -68,27 +71,45 @@ class Parameters:
         self.count += n
         self.bytes += b
 
+    def merge(self, other: Parameters) -> None:
+        for key, (n, b) in other.by_type.items():
+            row = self.by_type.setdefault(key, [0, 0])
+            row[0] += n
+            row[1] += b
+        self.count += other.count
+        self.bytes += other.bytes
+
     def of_kind(self, kind: str) -> tuple[int, int]:
         rows = [v for (k, _), v in self.by_type.items() if k == kind]
         return sum(r[0] for r in rows), sum(r[1] for r in rows)
 
 
 class ModelCost:
-    """The cost of a model's main graph: its nodes' costs in run order, totals, parameters and the peak."""
+    """The cost of a model's main graph: its nodes' costs in run order, totals, parameters and the peak (computed
+    when first asked for: the editor's hovers and header need none)."""
 
-    __slots__ = ("nodes", "flops", "macs", "read", "written", "params", "peak", "symbols")
+    __slots__ = ("nodes", "flops", "macs", "read", "written", "params", "symbols", "_peak", "_peak_of")
 
-    def __init__(self, nodes: list[NodeCost], params: Parameters, peak: Peak) -> None:
+    def __init__(self, nodes: list[NodeCost], params: Parameters, peak: Peak | Callable[[], Peak]) -> None:
         self.nodes = nodes
         self.params = params
-        self.peak = peak
+        self._peak = peak if isinstance(peak, Peak) else None
+        self._peak_of = peak if not isinstance(peak, Peak) else None
         self.flops, self.macs, self.read, self.written = Total(), Total(), Total(), Total()
         for n in nodes:
             self.flops.add(n.flops)
             self.macs.add(n.macs)
             self.read.add(n.read)
             self.written.add(n.written)
-        self.symbols = sorted(self.flops.symbols() | self.read.symbols() | peak.symbols())
+        # every activation is some node's input or output: the peak's symbols are among these
+        self.symbols = sorted(self.flops.symbols() | self.read.symbols() | self.written.symbols())
+
+    @property
+    def peak(self) -> Peak:
+        if self._peak is None:
+            assert self._peak_of is not None
+            self._peak = self._peak_of()
+        return self._peak
 
     def unknown(self) -> list[NodeCost]:
         return [n for n in self.nodes if n.flops is None]
@@ -102,14 +123,86 @@ def model_cost(model: Model, refiner: ShapeRefiner) -> ModelCost:
     return ModelCost(nodes, parameters(model, refiner), peak)
 
 
-def parameters(model: Model, refiner: ShapeRefiner) -> Parameters:
+class _Kept:
+    """What the editor keeps across edits of one analysis (in its refiner's `kept`): the walk with its caches, and
+    each node's cost with what it was computed from."""
+
+    __slots__ = ("walk", "model", "costs", "initializers", "last", "order")
+
+    def __init__(self, refiner: ShapeRefiner, model: Model) -> None:
+        self.walk = _Walk(refiner)
+        self.model = model
+        self.costs: dict[Node, tuple[tuple[Any, ...], NodeCost]] = {}
+        self.initializers: Parameters | None = None
+        self.last: ModelCost | None = None  # the last answer, patched by the next
+        self.order: list[Node] | None = None
+
+
+def kept_cost(model: Model, refiner: ShapeRefiner) -> ModelCost:
+    """`model_cost` across edits: a node whose attributes and inferred inputs and outputs are the ones it was
+    costed with keeps its cost (after an edit the refiner infers only the changed cone again, and puts new
+    results in place of the old), so an edit costs the nodes it changed; the peak waits until asked for."""
+    state = refiner.kept.get(__name__)
+    if not isinstance(state, _Kept) or state.model is not model:
+        state = refiner.kept[__name__] = _Kept(refiner, model)
+    graph = model.graph
+    if graph is None:
+        return ModelCost([], Parameters(), Peak())
+    values = refiner.values
+    walk = walk_ = state.walk
+    walk.value_sizes.clear()  # by value: a value inferred again may have another size
+    order = graph.topological_order()
+    last = state.last if state.last is not None and state.order is order else None
+    nodes = last.nodes if last is not None else []
+    changed: list[tuple[int, NodeCost]] = []
+    for i, node in enumerate(order):
+        key = (node.generation, node.attributes, *[values.get(v) if v is not None else None
+                                                   for v in (*node.inputs, *node.outputs)])  # fmt: skip
+        old = state.costs.get(node)
+        if old is not None and not node.subgraphs and node.function is None and _same(old[0], key):
+            if last is None:
+                nodes.append(old[1])
+            continue
+        n = walk.node(node)
+        state.costs[node] = (key, n)
+        if last is None:
+            nodes.append(n)
+        else:
+            changed.append((i, n))
+    if last is not None:  # the totals of the last answer, less the nodes that changed, plus their new costs
+        for i, n in changed:
+            before = nodes[i]
+            for total, a, b in ((last.flops, before.flops, n.flops), (last.macs, before.macs, n.macs),
+                                (last.read, before.read, n.read), (last.written, before.written, n.written)):
+                total.add(a, -1)
+                total.add(b)
+            nodes[i] = n
+        cost = last
+        cost._peak, cost._peak_of = None, lambda: peak_memory(graph, refiner, walk_.size)
+    else:
+        cost = ModelCost(nodes, Parameters(), lambda: peak_memory(graph, refiner, walk_.size))
+    if state.initializers is None:
+        state.initializers = parameters(model, refiner, constants=False)
+    cost.params = parameters(model, refiner, initializers=False)
+    cost.params.merge(state.initializers)
+    state.last, state.order = cost, order
+    return cost
+
+
+def _same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """The same objects: a tuple compares its items by identity first, and Inferred has no other equality (the
+    attributes are the same dict unless an edit replaced it)."""
+    return a == b
+
+
+def parameters(model: Model, refiner: ShapeRefiner, initializers: bool = True, constants: bool = True) -> Parameters:
     """Initializers of every graph and the values of Constant nodes (each stored once in the file)."""
     out = Parameters()
     for graph in model.graphs():
-        for value in graph.initializers.values():
+        for value in graph.initializers.values() if initializers else ():
             if value.duplicate_of is None and value.tensor is not None:
                 out.add("initializer", value.tensor.dtype, value.tensor.shape)
-        for node in graph.nodes:
+        for node in graph.nodes if constants else ():
             if node.op_type == "Constant" and not node.domain and node.outputs and node.outputs[0] is not None:
                 ty = refiner.type_of(node.outputs[0])
                 if isinstance(ty, TensorType) and ty.elem is not None and ty.shape is not None \
@@ -147,11 +240,15 @@ def _elements(refiner: ShapeRefiner, v: Value | None) -> tuple[Dim, ...] | None:
     return None
 
 
-def io_bytes(node: Node, refiner: ShapeRefiner) -> tuple[Dim, Dim]:
-    """Bytes read (every input slot) and written (every output)."""
-    read = add_all(value_bytes(refiner.type_of(v)) for v in node.inputs if v is not None)
-    written = add_all(value_bytes(refiner.type_of(v)) for v in node.outputs if v is not None)
-    return read, written
+def _shape(refiner: ShapeRefiner, v: Value | None) -> Any:
+    """A slot's shape as a key part (dims are interned: a tuple of them hashes fast)."""
+    if v is None:
+        return False
+    ty = refiner.type_of(v)
+    return ty.shape if isinstance(ty, TensorType) else type(ty)
+
+
+FREE = Work(0, 0, "no arithmetic (data movement)")
 
 
 def _frozen(x: Any) -> Any:
@@ -175,39 +272,42 @@ class _Walk:
         self.refiner = refiner
         self.stack: list[object] = []
         self.works: dict[tuple[Any, ...], Work] = {}
-        self.sizes: dict[Any, Dim] = {}
-        self.sums: dict[tuple[Any, ...], Dim] = {}
+        self.sizes: dict[Any, Dim] = {}  # by type
+        self.value_sizes: dict[Value, Dim] = {}
+        self.sums: dict[tuple[Dim, ...], Dim] = {}
 
     def size(self, value: Value) -> Dim:
+        got = self.value_sizes.get(value, False)
+        if got is not False:
+            return got  # type: ignore[return-value]
         ty = self.refiner.type_of(value)
         size = self.sizes.get(ty, False)
         if size is False:
             size = self.sizes[ty] = value_bytes(ty)
+        self.value_sizes[value] = size  # type: ignore[assignment]
         return size  # type: ignore[return-value]
 
     def _bytes(self, values: list[Value | None]) -> Dim:
-        types = tuple(self.refiner.type_of(v) for v in values if v is not None)
-        got = self.sums.get(types, False)
+        sizes = tuple(self.size(v) for v in values if v is not None)
+        got = self.sums.get(sizes, False)
         if got is not False:
             return got  # type: ignore[return-value]
         total: Dim = 0
-        for ty in types:
-            size = self.sizes.get(ty, False)
-            if size is False:
-                size = self.sizes[ty] = value_bytes(ty)
-            total = d.add(total, size)  # type: ignore[arg-type]
-        self.sums[types] = total
+        for size in sizes:
+            total = d.add(total, size)
+        self.sums[sizes] = total
         return total
 
     def _rule_work(self, node: Node, rule: registry.Rule) -> Work:
+        if rule is free:
+            return FREE
         r = self.refiner
         ctx = r.contexts.get(node)
         attrs = ctx.attrs if ctx is not None else attribute_values(node.attributes)
         try:
             key: tuple[Any, ...] | None = (
                 node.domain, node.op_type, tuple(sorted((k, _frozen(v)) for k, v in attrs.items())),
-                tuple(r.type_of(v) if v is not None else False for v in node.inputs),
-                tuple(r.type_of(v) if v is not None else False for v in node.outputs),
+                tuple(_shape(r, v) for v in node.inputs), tuple(_shape(r, v) for v in node.outputs),
                 tuple(_elements(r, v) for v in node.inputs),
             )  # fmt: skip
         except (_Unkeyed, TypeError):
@@ -220,8 +320,8 @@ class _Walk:
             work = rule(call_of(node, r))
         except (TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as e:
             work = Work(None, None, f"cost rule failed: {type(e).__name__}")  # a malformed node
-        if work.flops is None and not work.note:
-            work.note = "a size it needs is not known"
+        if work.flops is None and (not work.note or work.macs is None):
+            work = Work(None, None, "a size it needs is not known")
         if key is not None:
             self.works[key] = work
         return work
@@ -371,11 +471,3 @@ class _Walk:
             return Work(b.flops, b.macs, f"the larger branch, {nb}"), ib
         return Work(d.maximum(a.flops, b.flops), d.maximum(a.macs, b.macs),
                     "the larger branch (which one depends on the sizes)"), ia + ib  # fmt: skip
-
-
-def value_size(refiner: ShapeRefiner, value: Value) -> Dim:
-    """A value's size in bytes (what the hover shows)."""
-    return value_bytes(refiner.type_of(value))
-
-
-__all__ = ["ModelCost", "NodeCost", "Parameters", "call_of", "model_cost", "numel", "value_size"]

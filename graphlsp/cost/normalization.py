@@ -11,6 +11,7 @@ covers only contractions; these are this project's, listed in docs/cost.md).
   SkipLayerNormalization, SkipSimplifiedLayerNormalization
                                    as the above, 1 more per element for the skip sum, 1 for its bias
   Softmax, LogSoftmax              5 per element: max, subtract, exp, sum, divide (log); Hardmax 1
+  EmbedLayerNormalization          9 per output element: two adds of embeddings, then 7 as LayerNormalization
   LpNormalization                  3 per element
 """
 
@@ -59,7 +60,15 @@ def skip_rms_norm(c: Call) -> Work:
     return _per(c, k, f"{k} per element")
 
 
+@cost_fn("EmbedLayerNormalization", "QEmbedLayerNormalization", domain="com.microsoft")
+def embed_layer_norm(c: Call) -> Work:
+    """The embeddings' gathers are free; their sum (2 adds with the position and segment embeddings) and the layer
+    normalisation with scale and bias (7) per output element."""
+    return Work(d.mul(numel(c.out()), 9), 0, "9 per output element")
+
+
 @cost_fn("Softmax", "LogSoftmax")
+@cost_fn("QLinearSoftmax", domain="com.microsoft")
 def softmax(c: Call) -> Work:
     return _per(c, 5, "5 per element: max, subtract, exp, sum, divide")
 

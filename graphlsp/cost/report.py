@@ -8,13 +8,10 @@ dim taken as SORT_SIZE for the ordering alone (said in the output).
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphlsp.cost.formula import Total, evaluate, human, show, to_json
+from graphlsp.cost.formula import Total, human, show
 from graphlsp.cost.model import ModelCost, NodeCost
 from graphlsp.graph.core import Node
 
@@ -28,11 +25,20 @@ def node_label(node: Node) -> str:
 
 def scope_of(node: Node, depth: int) -> str:
     """The exporter's module path of a node (`/model/layers.3/self_attn/q_proj/MatMul` at depth 2:
-    `/model/layers.3`); nodes without one share `(top)`."""
+    `/model/layers.3`), or the modules torch.export wrote in its metadata (`pkg.torch.onnx.name_scopes`, read by
+    graphlsp/provenance); nodes without either share `(top)`."""
     name = node.name or ""
-    if not name.startswith("/"):
-        return "(top)"
-    parts = name.split("/")[1:-1]
+    if name.startswith("/"):
+        parts = name.split("/")[1:-1]
+    else:
+        from graphlsp.provenance.modules import scope_parts
+        from graphlsp.provenance.trace import of_node
+
+        try:
+            src = of_node(node) if node.origin.metadata else None
+            parts = scope_parts(src.modules) if src is not None and src.modules else []
+        except (ValueError, TypeError, AttributeError, KeyError):  # metadata it cannot read: no scope
+            parts = []
     return "/" + "/".join(parts[:depth]) if parts else "(top)"
 
 
@@ -103,25 +109,55 @@ def _n(total: Total, env: Mapping[str, int]) -> int | None:
     return total.value(env) if env else None
 
 
+Number = Callable[[Total, str, "str | None"], "int | None"]
+
+
+def numbers(cost: ModelCost, env: Mapping[str, int], by: str, depth: int, bound: ModelCost | None) -> Number:
+    """The number of a total (`kind`: flops, macs, read, written) or of a row's: from `bound`, the cost of an
+    analysis run at the given sizes (exact where a dim has no name to bind, as `--input-shape` gives it), else the
+    formula evaluated at `env`."""
+    if bound is None:
+        return lambda total, kind, row: _n(total, env)
+    table = {r.name: r for r in rows(bound, by, depth)}
+
+    def number(total: Total, kind: str, row: str | None) -> int | None:
+        source: Any = bound if row is None else table.get(row)
+        got = getattr(source, kind).value({}) if source is not None else None
+        return got if got is not None else _n(total, env)
+
+    return number
+
+
+def peak_number(cost: ModelCost, env: Mapping[str, int], bound: ModelCost | None) -> tuple[int | None, Node | None]:
+    if bound is not None:
+        got = bound.peak.value({})
+        if got[0] is not None:
+            return got
+    return cost.peak.value(env) if env else (None, None)
+
+
 def _formula(total: Total) -> str:
     text = str(total)
     return f"{text} + ? ({total.unknown} unknown)" if total.unknown else text
 
 
-def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) -> dict[str, Any]:
-    """Everything, as JSON data: formulas as text, numbers when `env` binds every symbol they use."""
+def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2,
+            bound: ModelCost | None = None) -> dict[str, Any]:  # fmt: skip
+    """Everything, as JSON data: formulas as text, numbers when `env` binds every symbol they use (or from
+    `bound`, the cost at the given sizes)."""
+    num = numbers(cost, env, by, depth, bound)
 
-    def pair(t: Total) -> dict[str, Any]:
-        return {"formula": str(t), "value": _n(t, env), "unknown_parts": t.unknown}
+    def pair(t: Total, kind: str) -> dict[str, Any]:
+        return {"formula": str(t), "value": num(t, kind, None), "unknown_parts": t.unknown}
 
-    peak_value, peak_node = cost.peak.value(env) if env else (None, None)
+    peak_value, peak_node = peak_number(cost, env, bound)
     params = cost.params
     data: dict[str, Any] = {
         "symbols": cost.symbols,
         "bound": dict(env),
         "nodes": len(cost.nodes),
-        "totals": {"flops": pair(cost.flops), "macs": pair(cost.macs), "bytes_read": pair(cost.read),
-                   "bytes_written": pair(cost.written)},  # fmt: skip
+        "totals": {"flops": pair(cost.flops, "flops"), "macs": pair(cost.macs, "macs"),
+                   "bytes_read": pair(cost.read, "read"), "bytes_written": pair(cost.written, "written")},  # fmt: skip
         "parameters": {
             "elements": params.count, "bytes": params.bytes,
             "by_type": [{"kind": k, "type": _elem(e), "elements": v[0], "bytes": v[1]}
@@ -131,6 +167,7 @@ def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) ->
             "candidates": [{"formula": str(x), "node": node_label(n) if n is not None else None}
                            for x, n in cost.peak.candidates],
             "value": peak_value, "node": node_label(peak_node) if peak_node is not None else None,
+            "with_weights": peak_value + params.bytes if peak_value is not None else None,
             "unsized_values": cost.peak.unsized, "why_unknown": cost.peak.why or None,
         },  # fmt: skip
         "unknown": [{"node": node_label(n.node), "op": n.node.qualified_op, "why": n.note} for n in cost.unknown()],
@@ -139,8 +176,8 @@ def to_data(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) ->
     }
     for r in ordered(rows(cost, by, depth), env, cost.symbols):
         data["rows"].append({
-            "name": r.name, "nodes": r.nodes, "flops": str(r.flops), "flops_value": _n(r.flops, env),
-            "macs": str(r.macs), "macs_value": _n(r.macs, env), "bytes_read": str(r.read),
+            "name": r.name, "nodes": r.nodes, "flops": str(r.flops), "flops_value": num(r.flops, "flops", r.name),
+            "macs": str(r.macs), "macs_value": num(r.macs, "macs", r.name), "bytes_read": str(r.read),
             "bytes_written": str(r.written), "parameter_bytes": r.params, "unknown_parts": r.flops.unknown,
             **({"note": r.note} if by == "node" else {}),
         })  # fmt: skip
@@ -153,16 +190,23 @@ def _elem(e: int) -> str:
     return elem_name(e)
 
 
-def format_json(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) -> str:
-    return json.dumps(to_data(cost, by, env, depth), indent=2) + "\n"
+def format_json(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2,
+                bound: ModelCost | None = None) -> str:  # fmt: skip
+    import json
+
+    return json.dumps(to_data(cost, by, env, depth, bound), indent=2) + "\n"
 
 
-def format_csv(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2) -> str:
+def format_csv(cost: ModelCost, by: str, env: Mapping[str, int], depth: int = 2,
+               bound: ModelCost | None = None) -> str:  # fmt: skip
+    import csv
+    import io
+
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow([by, "nodes", "flops", "flops_value", "macs", "macs_value", "bytes_read", "bytes_written",
                 "parameter_bytes"])  # fmt: skip
-    for r in to_data(cost, by, env, depth)["rows"]:
+    for r in to_data(cost, by, env, depth, bound)["rows"]:
         w.writerow([r["name"], r["nodes"], r["flops"], r["flops_value"], r["macs"], r["macs_value"],
                     r["bytes_read"], r["bytes_written"], r["parameter_bytes"]])  # fmt: skip
     return out.getvalue()
@@ -175,11 +219,12 @@ def _with_value(formula: str, value: int | None, unit: str) -> str:
     return f"{formula}  = {value:,}" + (f" ({shown})" if shown != f"{value}" and shown != f"{value} {unit}" else "")
 
 
-def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, str]]:
-    """(label, text) lines of the totals: what the text report starts with and the editor's hover shows."""
+def summary_lines(cost: ModelCost, env: Mapping[str, int], bound: ModelCost | None = None) -> list[tuple[str, str]]:
+    """(label, text) lines of the totals: what the text report starts with."""
+    num = numbers(cost, env, "op", 1, bound)
     lines = [
-        ("FLOPs", _with_value(_formula(cost.flops), _n(cost.flops, env), "FLOPs")),
-        ("MACs", _with_value(_formula(cost.macs), _n(cost.macs, env), "MACs")),
+        ("FLOPs", _with_value(_formula(cost.flops), num(cost.flops, "flops", None), "FLOPs")),
+        ("MACs", _with_value(_formula(cost.macs), num(cost.macs, "macs", None), "MACs")),
     ]
     p = cost.params
     kinds = []
@@ -187,8 +232,8 @@ def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, st
         kinds.append(f"{kind}s {_elem(e)} {count:,} ({human(size, 'B')})")
     lines.append(("parameters", f"{p.count:,} elements, {p.bytes:,} bytes ({human(p.bytes, 'B')})"
                   + (f": {'; '.join(kinds)}" if kinds else "")))  # fmt: skip
-    lines.append(("bytes read", _with_value(_formula(cost.read), _n(cost.read, env), "B")))
-    lines.append(("bytes written", _with_value(_formula(cost.written), _n(cost.written, env), "B")))
+    lines.append(("bytes read", _with_value(_formula(cost.read), num(cost.read, "read", None), "B")))
+    lines.append(("bytes written", _with_value(_formula(cost.written), num(cost.written, "written", None), "B")))
     peak = cost.peak
     if peak.candidates:
         if len(peak.candidates) == 1:
@@ -197,7 +242,7 @@ def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, st
         else:
             text = "max(" + ", ".join(f"{x} at {node_label(n) if n else 'the inputs'}"
                                       for x, n in peak.candidates) + ")"  # fmt: skip
-        value, at = peak.value(env) if env else (None, None)
+        value, at = peak_number(cost, env, bound)
         if value is not None:
             text += f"  = {value:,} ({human(value, 'B')}) at {node_label(at) if at else 'the inputs'}; with the " \
                     f"weights {human(value + p.bytes, 'B')}"  # fmt: skip
@@ -209,11 +254,13 @@ def summary_lines(cost: ModelCost, env: Mapping[str, int]) -> list[tuple[str, st
     return lines
 
 
-def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, depth: int = 2) -> str:
-    out = [f"{path}: {len(cost.nodes)} nodes" + (f"; dims {', '.join(cost.symbols)}" if cost.symbols else "")
-           + (f" (bound: {', '.join(f'{k}={v}' for k, v in env.items())})" if env else "")]  # fmt: skip
+def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, depth: int = 2,
+                bound: ModelCost | None = None) -> str:  # fmt: skip
+    shown = ", ".join(f"{k}={v}" for k, v in env.items() if k in cost.symbols)
+    at = f" (bound: {shown})" if shown else " (at the sizes given)" if env or bound is not None else ""
+    out = [f"{path}: {len(cost.nodes)} nodes" + (f"; dims {', '.join(cost.symbols)}" if cost.symbols else "") + at]
     width = 17
-    for label, text in summary_lines(cost, env):
+    for label, text in summary_lines(cost, env, bound):
         out.append(f"  {label:<{width}}{text}")
     unknown = cost.unknown()
     if unknown:
@@ -222,6 +269,7 @@ def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, dep
             ops.setdefault(n.node.qualified_op, n.note)
         out.append(f"  {len(unknown)} node{'s' if len(unknown) != 1 else ''} of unknown cost (the totals are at "
                    f"least the formulas): " + "; ".join(f"{op} ({why})" for op, why in ops.items()))  # fmt: skip
+    num = numbers(cost, env, by, depth, bound)
     table = ordered(rows(cost, by, depth), env, cost.symbols)
     total = cost.flops.value({s: env.get(s, SORT_SIZE) for s in cost.symbols})
     heading = {"scope": f"by name scope (depth {depth})", "op": "by op type", "node": "by node"}[by]
@@ -234,7 +282,7 @@ def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, dep
         v = r.flops.value({s: env.get(s, SORT_SIZE) for s in cost.symbols})
         if v is not None and total:
             share = f"{100 * v / total:5.1f}%"
-        value = _n(r.flops, env)
+        value = num(r.flops, "flops", r.name)
         number = f"  = {human(value, 'FLOPs')}" if value is not None else ""
         note = f"  [{r.note}]" if r.note else ""
         count = f"{r.nodes} node{'s' if r.nodes != 1 else ''}" if by != "node" else ""
@@ -242,17 +290,66 @@ def format_text(cost: ModelCost, by: str, env: Mapping[str, int], path: str, dep
     return "\n".join(out) + "\n"
 
 
-def node_lines(n: NodeCost, env: Mapping[str, int] | None = None) -> list[str]:
-    """What the hover on a node says of its cost."""
-    env = env or {}
-    flops = show(n.flops)
-    value = evaluate(n.flops, env) if env else None
-    lines = [f"FLOPs {flops}" + (f" = {value:,}" if value is not None and flops != str(value) else "")
-             + (f" (MACs {show(n.macs)})" if n.macs not in (0, None) else "")]  # fmt: skip
+
+
+# ---- the editor's lines (graphlsp/query.py: hovers and the graph header's inlay hint)
+def analysis_cost(a: Any) -> ModelCost:
+    """The cost of an analysed document, kept in its cache until the next edit."""
+    from graphlsp.cost.model import kept_cost
+
+    got = a.cache.get("cost")
+    if not isinstance(got, ModelCost):
+        got = a.cache["cost"] = kept_cost(a.model, a.refiner)
+    return got
+
+
+def node_index(cost: ModelCost) -> dict[Node, NodeCost]:
+    out: dict[Node, NodeCost] = {}
+    stack = list(cost.nodes)
+    while stack:
+        n = stack.pop()
+        out.setdefault(n.node, n)
+        stack.extend(n.body)
+    return out
+
+
+def node_markdown(a: Any, node: Node) -> str:
+    """The cost section of a node's hover: FLOPs (MACs), how they were counted, bytes read and written."""
+    cost = analysis_cost(a)
+    index = a.cache.get("cost_index")
+    if not isinstance(index, dict):
+        index = a.cache["cost_index"] = node_index(cost)
+    n = index.get(node)
+    if n is None:
+        return ""
+    lines = [f"FLOPs `{show(n.flops)}`" + (f", MACs `{show(n.macs)}`" if n.macs not in (0, None) else "")]
     if n.note:
         lines.append(f"counted: {n.note}")
-    lines.append(f"bytes read {show(n.read)}, written {show(n.written)}")
-    return lines
+    lines.append(f"reads `{show(n.read)}` bytes, writes `{show(n.written)}`")
+    return "**cost**: " + "; ".join(lines)
 
 
-__all__ = ["BY", "format_csv", "format_json", "format_text", "node_lines", "summary_lines", "to_json"]
+def value_markdown(a: Any, value: Any) -> str:
+    """A value's size in bytes; for a graph output, what computing it costs (its producer's FLOPs)."""
+    from graphlsp.cost.formula import value_bytes
+
+    size = value_bytes(a.refiner.type_of(value))
+    out = f"size: `{show(size)}` bytes" if size is not None else ""
+    if value.graph_outputs and value.producer is not None:
+        node = node_markdown(a, value.producer)
+        if node:
+            out += f"\n\ngraph output of `{value.producer.op_type}`, whose {node}"
+    return out
+
+
+HEADER_WIDTH = 60  # characters of a formula the header's hint shows; the rest is in `graphlsp cost`
+
+
+def header_label(a: Any) -> str:
+    """The model's totals as the graph header's inlay hint: ` FLOPs 65792*batch*seq · 32.90 k params (128.50 KiB)`
+    (the peak is left to `graphlsp cost`: the hint is asked for at every edit)."""
+    cost = analysis_cost(a)
+    flops = _formula(cost.flops)
+    if len(flops) > HEADER_WIDTH:
+        flops = flops[: HEADER_WIDTH - 1] + "…"
+    return f" FLOPs {flops} · {human(cost.params.count)} params ({human(cost.params.bytes, 'B')})"

@@ -39,9 +39,9 @@ CODES: dict[str, tuple[str, str]] = {
     OUTPUT_NEVER_PRODUCED: ("output-never-produced", "error"),
     OP_NOT_IN_OPSET: ("op-not-in-opset", "error"),
     UNUSED_INITIALIZER: ("unused-initializer", "warning"),
-    RUNTIME_SPECIFIC_OP: ("runtime-specific-op", "warning"),
+    RUNTIME_SPECIFIC_OP: ("runtime-specific-op", "info"),
     EXTERNAL_DATA: ("external-data", "error"),
-    NEGATIVE_DIM: ("negative-dim", "warning"),
+    NEGATIVE_DIM: ("negative-dim", "info"),
 }
 CYCLE = "cycle"
 

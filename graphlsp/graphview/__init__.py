@@ -84,6 +84,7 @@ class _Builder:
                 self.loose.append({"severity": d.severity, "code": d.code, "message": d.message,
                                    "line": d.line - 1 if d.line is not None else None})  # fmt: skip
         self.line_of: Callable[[int], int | None] = model.source.line_of
+        self.flops_share, self.cost = _flops_shares(model, refiner)
 
     def hover(self, node: Node) -> int:
         key = (node.domain, node.op_type, node.version, node.function is not None)
@@ -148,6 +149,9 @@ class _Builder:
                 scope = _scope(n, origin)
                 if scope is not None:
                     item["scope"] = scope
+            share = self.flops_share.get(n)
+            if share:
+                item["flops"] = share  # the node's share of the model's FLOPs (graphlsp/cost)
             nodes.append(item)
         return {
             "name": g.name,
@@ -208,7 +212,32 @@ def graph_json(model: Model, refiner: ShapeRefiner, fold: FoldPlan | None, diagn
         "hovers": b.hovers,
         "problems": b.loose,
         "lineBased": bool(model.source.text),
+        **({"cost": b.cost} if b.cost else {}),
     }
+
+
+def _flops_shares(model: Model, refiner: ShapeRefiner) -> tuple[dict[Node, float], dict[str, Any]]:
+    """Each main-graph node's share of the model's FLOPs, at the sizes inference ran with and every dim left
+    symbolic taken as report.SORT_SIZE (what the legend says); and the totals the legend shows."""
+    from graphlsp.cost.formula import evaluate
+    from graphlsp.cost.model import model_cost
+    from graphlsp.cost.report import SORT_SIZE
+
+    try:
+        cost = model_cost(model, refiner)
+    except Exception:  # the picture stands without its colours
+        return {}, {}
+    env = {s: SORT_SIZE for s in cost.symbols}
+    total = cost.flops.value(env)
+    if not total:
+        return {}, {}
+    shares = {}
+    for n in cost.nodes:
+        v = evaluate(n.flops, env)
+        if v:
+            shares[n.node] = v / total
+    unbound = ", ".join(cost.symbols)
+    return shares, {"flops": str(cost.flops), "at": f"{unbound} = {SORT_SIZE}" if unbound else ""}
 
 
 def file_graph(path: str, settings: Settings) -> dict[str, Any]:

@@ -68,7 +68,7 @@ RULES: dict[str, Rule] = {
         Rule("GL106", "unreadable-model", "error", "A binary .onnx file that onnx cannot load."),
         Rule("GL107", "external-data", "error", "External tensor data outside the model's folder, missing or too "
              "short."),
-        Rule("GL110", "negative-dim", "warning", "A declared dim of -1 (some exporters' way to write a dynamic dim)."),
+        Rule("GL110", "negative-dim", "info", "A declared dim of -1 (some exporters' way to write a dynamic dim)."),
         Rule("GL201", "undefined-value", "error", "A node reads a value that nothing defines."),
         Rule("GL202", "duplicate-definition", "error", "A value is defined more than once (ONNX graphs are SSA)."),
         Rule(
@@ -91,7 +91,7 @@ RULES: dict[str, Rule] = {
         Rule("GL209", "op-not-in-opset", "error", "The op exists, but not at the imported opset version."),
         Rule("GL210", "unused-initializer", "warning", "An initializer that no node reads and that is not a graph "
              "output."),
-        Rule("GL211", "runtime-specific-op", "warning", "An op that only one runtime defines, in a domain the ONNX "
+        Rule("GL211", "runtime-specific-op", "info", "An op that only one runtime defines, in a domain the ONNX "
              "standard owns (onnxruntime's SimplifiedLayerNormalization): other runtimes reject the model."),
         Rule("GL301", "broadcast-incompatible", "error", "Inputs whose shapes do not broadcast."),
         Rule("GL302", "contraction-mismatch", "error", "MatMul/Gemm inner dimensions differ."),

@@ -24,7 +24,9 @@ async def hover(ls: GraphLspServer, params: lsp.HoverParams) -> lsp.Hover | None
     found = query.hover(a, offset)
     if found is None:
         return None
-    text = found[0] + _kernel_lines(ls, state.uri, a, offset) + _python_lines(ls, state, a, offset)
+    cost = query.cost_lines(a, offset)  # graphlsp/cost: a node's FLOPs and bytes, a value's size
+    text = found[0] + (f"\n\n{cost}" if cost else "") + _kernel_lines(ls, state.uri, a, offset) \
+        + _python_lines(ls, state, a, offset)  # fmt: skip
     return convert.hover(state.lines, text, found[1], enc)
 
 

@@ -211,6 +211,9 @@ class TreeBuilder(Transformer):  # type: ignore[type-arg]
             value = t.Literal("string", value.value, unescape(value.value), _start(value), _end(value))
         return t.KeyValue(k, value, k.start, value.end)
 
+    def check_model_header(self, entries: list[t.HeaderEntry]) -> None:
+        self._check_header(entries, MODEL_KEYS, "model")
+
     def _check_header(self, entries: list[t.HeaderEntry], keys: dict[str, str], what: str) -> None:
         for e in entries:
             kind = keys.get(e.key.value)

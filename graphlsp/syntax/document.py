@@ -333,6 +333,8 @@ class SyntaxDocument:
                 piece.failed = True
                 return piece
             skipped = True
+        if seg.symbol == "header":  # the model rule checks its header's keys; a statement parsed alone, here
+            parser.builder.check_model_header(value.items)
         for message, start, end in parser.builder.problems:
             piece.problems.append(Problem(INVALID_VALUE, message, start, end))
         piece.failed = skipped or bool(seg.problems)

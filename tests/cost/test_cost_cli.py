@@ -73,5 +73,57 @@ def test_a_dim_the_model_lacks_is_refused_with_a_suggestion(model: Path, capsys:
     assert code == 2 and "did you mean 'batch'?" in err
     code, _, err = run(capsys, str(model), "--input-shape", "xx=1x2x64")
     assert code == 2 and "no graph input named 'xx'" in err
+    code, _, err = run(capsys, str(model), "--input-shape", "x=1x2")
+    assert code == 2 and "2 sizes given, but x has rank 3" in err
     with pytest.raises(SystemExit):
         main(["cost", str(model), "--by", "layer"])
+
+
+_COST_LINES = [
+    ["a.onnx"], ["a.onnx", "--by", "op"], ["--format", "json", "a"], ["a", "--dim", "batch=2", "--dim", "seq=3"],
+    ["--input-shape", "x=1x2", "a"], ["a", "b"], [], ["--by", "layer", "a"], ["a", "--depth", "3"], ["a", "--dim"],
+    ["--format=csv", "a"], ["a", "--dim", "-1"], ["-", "--by", "node"], ["a", "--by", "node", "--format", "csv"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", _COST_LINES, ids=lambda line: " ".join(line) or "(none)")
+def test_the_cost_line_read_without_argparse_is_argparse_s(line: list[str]) -> None:
+    from graphlsp import cli
+    from graphlsp.cli_parser import build_parser
+
+    fast = cli._plain_cost(["cost", *line])
+    try:
+        full = vars(build_parser(cli._FUNCS).parse_args(["cost", *line]))
+    except SystemExit:
+        full = None
+    if fast is None:
+        return  # argparse parses it, and explains a mistake
+    assert full is not None and vars(fast) == full
+    assert cli._plain_cost(["cost", "a.onnx", "--dim", "b=1"]) is not None
+
+
+def test_scopes_of_torch_export_from_its_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    """torch.export names nodes `node_MatMul_12`: the modules come from the node's metadata instead."""
+    _, out, _ = run(capsys, str(ROOT / "corpus/models/dynamo_llama.onnx"), "--format", "json", "--depth", "3")
+    rows = json.loads(out)["rows"]
+    assert rows[0]["name"].startswith("/m/model/layers.") and rows[0]["name"] != "(top)"
+
+
+def test_input_shape_gives_numbers_where_a_dim_has_no_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An input dim without a dim_param makes no formula (`?`); `--input-shape` still gives the numbers, from an
+    analysis at that shape."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    w = helper.make_tensor("w", TensorProto.FLOAT, [8, 4], [0.5] * 32)
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 8])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 4])], [w])  # fmt: skip
+    path = tmp_path / "m.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)]), str(path))
+    _, out, _ = run(capsys, str(path), "--format", "json")
+    assert json.loads(out)["totals"]["flops"]["value"] is None
+    _, out, _ = run(capsys, str(path), "--format", "json", "--input-shape", "x=5x8")
+    data = json.loads(out)
+    assert data["totals"]["flops"]["value"] == 2 * 5 * 8 * 4
+    assert data["rows"][0]["flops_value"] == 2 * 5 * 8 * 4

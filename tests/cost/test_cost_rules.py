@@ -178,3 +178,27 @@ def test_peak_is_a_formula_or_a_max_with_its_nodes() -> None:
     }""")
     assert len(c.peak.candidates) == 2  # N and M sizes are incomparable: a max of two formulas
     assert c.peak.value({"N": 10, "M": 1})[0] == 4 * (64 * 10 * 2 + 1)
+
+
+def test_a_peak_step_is_dropped_only_when_provably_smaller() -> None:
+    """`floor(E/d) <= E/d` proves a pooled map smaller than its input; nothing is dropped that could be larger."""
+    from graphlsp.cost.formula import nonnegative
+    from graphlsp.infer import dims as d
+
+    h, w = d.symbol("H"), d.symbol("W")
+    pooled = d.mul(d.floordiv(h, 2), d.floordiv(w, 2))
+
+    def ok(x: d.Dim) -> bool:
+        assert isinstance(x, d.Expr)
+        return nonnegative(dict(x.poly))
+
+    assert ok(d.sub(d.mul(32, d.mul(h, w)), d.mul(32, pooled)))  # 32*H*W >= 32*floor(H/2)*floor(W/2)
+    assert ok(d.sub(d.mul(h, w), d.mul(4, pooled)))  # H*W >= 4*floor(H/2)*floor(W/2)
+    assert not ok(d.sub(d.mul(h, w), d.mul(5, pooled)))  # false at H = W = 2
+    assert not ok(d.sub(d.floordiv(d.add(h, 2), 4), h))  # floor((H + 2)/4) >= H: false at H = 1
+    c = cost_of("""g (float[N, 8, H, W] x) => (float[N, 8, a, b] y) {
+        r = Relu (x)
+        y = MaxPool <kernel_shape: ints = [2, 2], strides: ints = [2, 2]> (r)
+    }""")
+    # x and r at the Relu; r and y at the pool, provably less: one formula
+    assert [str(x) for x, _ in c.peak.candidates] == ["64*H*N*W"]

@@ -150,3 +150,13 @@ def test_a_stray_character_in_a_long_literal_is_found_without_lexing_every_numbe
     short = _literal_model(8, stray=" $")  # below NUMBERS' 16 numbers: token by token, the same answer
     assert [(p.message, p.start) for p in SyntaxDocument(short).problems] == [
         ("unexpected character '$'", short.index("$"))]  # fmt: skip
+
+
+def test_a_broken_document_checks_its_model_header_as_a_whole_one_does() -> None:
+    """Recovery parses the header as a statement of its own: its keys are checked there too (an edit that breaks
+    a later line must not hide the header's GL103, which the incremental reparse keeps)."""
+    good = '<\n  ir_version: 9, pset_import: ["" : 18]\n>\nmain (float[N] x) => (float[N] y) {\n  y = Relu (x)\n}\n'
+    broken = good.replace("  y = Relu", "(  y = Relu")
+    for text in (good, broken):
+        problems = [(p.code, p.message) for p in SyntaxDocument(text).problems if p.code == "GL103"]
+        assert problems == [("GL103", "unknown model header key 'pset_import'")], text

@@ -98,6 +98,7 @@
       for (const i of g.nodes) {
         groupOf[i] = g;
         g.total += 1;
+        g.flops = (g.flops || 0) + (items[i].flops || 0); // share of the model's FLOPs (graphlsp/cost)
         const ps = items[i].problems;
         if (ps && ps.some((p) => p[0] === "error" || p[0] === "warning")) g.problems += 1;
         if (items[i].diff) g.diff = true; // graphlsp diff: a change inside (graphlsp/diff/page.py)
@@ -105,6 +106,7 @@
       for (const c of g.groups.values()) {
         count(c);
         g.total += c.total;
+        g.flops = (g.flops || 0) + (c.flops || 0);
         g.problems += c.problems;
         if (c.diff) g.diff = true;
       }
@@ -339,7 +341,8 @@
       counts.groups += 1;
       if (!v.expanded.has(g.id)) {
         const readers = fanout.get(id) || 0;
-        const sub = g.total + " nodes" + (g.problems ? " \u00b7 " + g.problems + " with problems" : "")
+        const sub = g.total + " nodes" + (g.flops >= 0.0005 ? " \u00b7 " + (100 * g.flops).toFixed(1) + "% FLOPs" : "")
+          + (g.problems ? " \u00b7 " + g.problems + " with problems" : "")
           + (readers > 3 ? " \u00b7 read by " + readers + " boxes" : "");
         boxes.set(id, { kind: "group", group: g, sub });
         return { id, width: Math.max(textWidth("\u25b8 " + g.label, FONT_OP), textWidth(sub, FONT_NAME)) + 28,
@@ -435,6 +438,8 @@
           const g = el("g", { class: "group" + (b.group.problems ? " warning" : "") + (b.group.diff ? " diff-group" : ""),
             "data-group": b.group.id }, shapes);
           el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 6 }, g);
+          if (b.group.flops) el("rect", { x: c.x, y: c.y, width: c.width, height: c.height, rx: 6, class: "heat",
+            "fill-opacity": (0.08 + 0.6 * b.group.flops).toFixed(3) }, g); // its share of FLOPs, as the legend says
           el("rect", { x: c.x + 3, y: c.y + 3, width: c.width - 6, height: c.height - 6, rx: 4, class: "inner" }, g);
           const t = el("text", { x: c.x + 14, y: c.y + 18, class: "op" }, g);
           t.textContent = "\u25b8 " + b.group.label;
@@ -830,6 +835,7 @@
     const problems = data.problems || [];
     $("model-problems").hidden = !problems.length;
     $("model-problems").textContent = problems.map((p) => p.code + " " + p.message).join("\n");
+    costLegend(data.cost);
     if (!data.graph) {
       // a model that cannot be read: its problem (above) says why
       showError(problems.length ? "nothing to draw: the model could not be read" : "the model has no graph");
@@ -853,6 +859,25 @@
       if (update && selected !== null && selected < view.graph.nodes.length) showNode(selected);
       if (cursorLine !== null) cursor(cursorLine);
     });
+  }
+
+  // the legend of the groups' colours: their share of the model's FLOPs (graphlsp/cost), the total's formula
+  function costLegend(cost) {
+    let legend = $("cost-legend");
+    if (!cost) {
+      if (legend) legend.remove();
+      return;
+    }
+    if (!legend) {
+      legend = document.createElement("span");
+      legend.id = "cost-legend";
+      $("stats").before(legend);
+    }
+    legend.textContent = "";
+    const ramp = legend.appendChild(document.createElement("span"));
+    ramp.className = "ramp";
+    legend.append(" group shade: share of FLOPs" + (cost.at ? " (at " + cost.at + ")" : ""));
+    legend.title = "FLOPs: " + cost.flops;
   }
 
   function findBody(g, title) {
