@@ -165,8 +165,7 @@ def test_cli(tmp_path: Path) -> None:
     r = run(str(mlp), "--format", "json")
     assert r.returncode == 0 and json.loads(r.stdout) == graph_of(mlp)
     r = run(str(mlp), "-o", "-")
-    nonce = re.compile(r"nonce-[0-9a-f]+|nonce=\"[0-9a-f]+\"")  # each page its own (the CSP's script nonce)
-    assert r.returncode == 0 and nonce.sub("nonce", r.stdout) == nonce.sub("nonce", html)
+    assert r.returncode == 0 and r.stdout == html  # the CSP's nonce is a hash of the page: the same page again
     r = run(str(tmp_path / "missing.onnx"))
     assert r.returncode == 2 and "missing.onnx" in r.stderr
     garbage = tmp_path / "garbage.onnx"
