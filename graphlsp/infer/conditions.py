@@ -250,8 +250,10 @@ def _walk(x: Dim, atoms: list[Atom]) -> None:
             atoms.append(atom)
 
 
-def _rebuild(x: Dim, target: Atom, choice: Dim) -> Dim:
-    """x with the min/max atom `target` replaced by `choice` (one of its arguments), rebuilt canonically."""
+def replace_atom(x: Dim, target: Atom, choice: Dim) -> Dim:
+    """x with the atom `target` (wherever it occurs, also inside floors, mins and maxes) replaced by `choice`,
+    rebuilt canonically: a min/max by one of its arguments here, a symbol by what a relation says it is in
+    infer/declared.py."""
     if not isinstance(x, Expr):
         return x
     out: Dim = 0
@@ -263,7 +265,7 @@ def _rebuild(x: Dim, target: Atom, choice: Dim) -> Dim:
             elif atom.kind == "sym":
                 v = d.symbol_of(atom)
             else:
-                a, b = (_rebuild(arg, target, choice) for arg in atom.args)
+                a, b = (replace_atom(arg, target, choice) for arg in atom.args)
                 v = d.floordiv(a, b) if atom.kind == "floor" else d.minimum(a, b) if atom.kind == "min" \
                     else d.maximum(a, b)  # fmt: skip
             term = d.mul(term, v)
@@ -355,9 +357,9 @@ def _solve_range(g: Dim, s: Expr, lo: int, hi: int | None, depth: int = 0, ge: b
         low_choice = (x if first <= 0 else y) if minmax.kind == "min" else (y if first <= 0 else x)
         high_choice = y if low_choice is x else x
         if t is None or (hi is not None and t > hi):
-            return _solve_range(_rebuild(g, minmax, low_choice), s, lo, hi, depth + 1, ge)
-        below = _solve_range(_rebuild(g, minmax, low_choice), s, lo, t - 1, depth + 1, ge)
-        above = _solve_range(_rebuild(g, minmax, high_choice), s, t, hi, depth + 1, ge)
+            return _solve_range(replace_atom(g, minmax, low_choice), s, lo, hi, depth + 1, ge)
+        below = _solve_range(replace_atom(g, minmax, low_choice), s, lo, t - 1, depth + 1, ge)
+        above = _solve_range(replace_atom(g, minmax, high_choice), s, t, hi, depth + 1, ge)
         if below is None or above is None:
             return None
         return below.union(above)

@@ -28,7 +28,7 @@ from typing import Any
 from graphlsp.graph.core import Model, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
-from graphlsp.infer.conditions import Condition, Solution, solve
+from graphlsp.infer.conditions import Condition, Solution, replace_atom, solve
 from graphlsp.infer.dims import Atom, Dim, Expr, value_at
 
 MAX_SYMBOLS = 3
@@ -37,27 +37,6 @@ FIRST = 6  # admissible sizes tried per symbol when the difference spans several
 LARGE = (64, 256, 1024, 4096)
 
 Witness = tuple[tuple[str, int], ...]
-
-
-def _substitute(x: Dim, target: Atom, value: Dim) -> Dim:
-    """x with the atom `target` (wherever it occurs, also inside floors) replaced by `value`."""
-    if not isinstance(x, Expr):
-        return x
-    out: Dim = 0
-    for mono, coeff in x.poly:
-        term: Dim = coeff
-        for atom in mono:
-            if atom is target:
-                v = value
-            elif atom.kind == "sym":
-                v = d.symbol_of(atom)
-            else:
-                a, b = (_substitute(arg, target, value) for arg in atom.args)
-                v = d.floordiv(a, b) if atom.kind == "floor" else d.minimum(a, b) if atom.kind == "min" \
-                    else d.maximum(a, b)  # fmt: skip
-            term = d.mul(term, v)
-        out = d.add(out, term)
-    return out
 
 
 def _lone_atom(x: Dim) -> Atom | None:
@@ -77,7 +56,7 @@ def _rewritten(g: Dim, relations: tuple[Condition, ...]) -> Dim:
         for side, other in ((rel.b, rel.a), (rel.a, rel.b)):
             atom = _lone_atom(side)
             if atom is not None and not _mentions(other, atom):
-                g = _substitute(g, atom, other)
+                g = replace_atom(g, atom, other)
                 break
     return g
 
