@@ -531,6 +531,20 @@ def _diff(args: argparse.Namespace) -> int:
     return EXIT_CLEAN if report.equal else EXIT_ERRORS
 
 
+def _binary_model(path: str) -> Any:
+    """The binary model at `path`, or the exit code once it has said why it cannot be read."""
+    from graphlsp.binary.read import read_model
+
+    try:
+        return read_model(path)[0]
+    except OSError as e:
+        print(f"graphlsp: error: {path}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as e:  # protobuf's DecodeError and friends
+        print(f"graphlsp: error: {path}: cannot load binary ONNX model: {e}", file=sys.stderr)
+        return EXIT_ERRORS
+
+
 def _shapes(args: argparse.Namespace) -> int:
     import json
 
@@ -551,16 +565,9 @@ def _shapes(args: argparse.Namespace) -> int:
     from graphlsp.source import is_binary
 
     if is_binary(args.file):
-        from graphlsp.binary.read import read_model
-
-        try:
-            model, _ = read_model(args.file)
-        except OSError as e:
-            print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
-            return EXIT_USAGE
-        except Exception as e:  # protobuf's DecodeError and friends
-            print(f"graphlsp: error: {args.file}: cannot load binary ONNX model: {e}", file=sys.stderr)
-            return EXIT_ERRORS
+        model = _binary_model(args.file)
+        if isinstance(model, int):
+            return model
         if _shapes_refused(model, sizes, given, settings):
             return EXIT_USAGE
         binary = ModelAnalysis(model, [], sizes=sizes)
@@ -620,28 +627,21 @@ def _cost(args: argparse.Namespace) -> int:
     from graphlsp.analysis import Analysis, ModelAnalysis
     from graphlsp.cost.model import model_cost
     from graphlsp.cost.report import format_csv, format_json, format_text
-    from graphlsp.graph.ops import closest
     from graphlsp.infer.refiner import bindings
     from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.source import is_binary, read_source
 
     try:
         settings = load_settings(args.file)
-        sizes = settings.sizes.merged(_sizes(args))
+        given = _sizes(args)
+        sizes = settings.sizes.merged(given)
     except (ConfigError, ValueError) as e:
         print(f"graphlsp: error: {e}", file=sys.stderr)
         return EXIT_USAGE
     if is_binary(args.file):
-        from graphlsp.binary.read import read_model
-
-        try:
-            model, _ = read_model(args.file)
-        except OSError as e:
-            print(f"graphlsp: error: {args.file}: {e.strerror or e}", file=sys.stderr)
-            return EXIT_USAGE
-        except Exception as e:  # protobuf's DecodeError and friends
-            print(f"graphlsp: error: {args.file}: cannot load binary ONNX model: {e}", file=sys.stderr)
-            return EXIT_ERRORS
+        model = _binary_model(args.file)
+        if isinstance(model, int):
+            return model
         refiner = ModelAnalysis(model, []).refiner  # unbound: the formulas; the sizes are evaluated into them
     else:
         try:
@@ -652,33 +652,15 @@ def _cost(args: argparse.Namespace) -> int:
         a = Analysis(source.text)
         model, refiner = a.model, a.refiner
     env, shapes = bindings(model, sizes)
-    inputs = {v.name for v in model.graph.inputs} if model.graph is not None else set()
-    declared = {x for v in (model.graph.inputs if model.graph is not None else []) if v.type is not None
-                for x in (v.type.dims or ()) if isinstance(x, str)}  # fmt: skip
-    for name in sizes.dim_map():
-        if name not in declared:
-            near = closest(name, declared)
-            print(f"graphlsp: error: --dim {name}: no graph input has a dim named {name!r}"
-                  + (f"; did you mean {near!r}?" if near else f" (its dims: {', '.join(sorted(declared)) or 'none'})"),
-                  file=sys.stderr)  # fmt: skip
-            return EXIT_USAGE
-    ranks = {v.name: len(v.type.dims) for v in (model.graph.inputs if model.graph is not None else [])
-             if v.type is not None and v.type.dims is not None}  # fmt: skip
-    for name, shape in shapes.items():
-        if name not in inputs:
-            near = closest(name, inputs)
-            print(f"graphlsp: error: --input-shape {name}: no graph input named {name!r}"
-                  + (f"; did you mean {near!r}?" if near else ""), file=sys.stderr)  # fmt: skip
-            return EXIT_USAGE
-        if name in ranks and ranks[name] != len(shape):
-            print(f"graphlsp: error: --input-shape {name}: {len(shape)} sizes given, but {name} has rank "
-                  f"{ranks[name]}", file=sys.stderr)  # fmt: skip
-            return EXIT_USAGE
+    if _shapes_refused(model, sizes, given, settings):  # the same checks as `shapes` and `check`
+        return EXIT_USAGE
     cost = model_cost(model, refiner)
     bound = None
     if sizes:  # the numbers from an analysis at those sizes: exact where a dim has no name the formulas could bind
-        if args.file.endswith(".onnx"):
-            model_b, _ = read_model(args.file)
+        if is_binary(args.file):
+            model_b = _binary_model(args.file)
+            if isinstance(model_b, int):
+                return model_b
             bound = model_cost(model_b, ModelAnalysis(model_b, [], sizes=sizes).refiner)
         else:
             a_b = Analysis(source.text, sizes=sizes)

@@ -72,9 +72,9 @@ def test_a_dim_the_model_lacks_is_refused_with_a_suggestion(model: Path, capsys:
     code, _, err = run(capsys, str(model), "--dim", "bacth=2")
     assert code == 2 and "did you mean 'batch'?" in err
     code, _, err = run(capsys, str(model), "--input-shape", "xx=1x2x64")
-    assert code == 2 and "no graph input named 'xx'" in err
+    assert code == 2 and "the model has no input 'xx' (did you mean 'x'?)" in err
     code, _, err = run(capsys, str(model), "--input-shape", "x=1x2")
-    assert code == 2 and "2 sizes given, but x has rank 3" in err
+    assert code == 2 and "'x' has 3 dims ([batch, seq, 64]), 1x2 has 2" in err
     with pytest.raises(SystemExit):
         main(["cost", str(model), "--by", "layer"])
 
