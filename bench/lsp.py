@@ -48,17 +48,6 @@ MEMORY_BUDGET_MB = 300.0
 SOAK_EDITS = 2000  # bench/soak.py: a long session of value edits, half-typed tokens and repairs
 
 
-def _rss_mb(pid: int) -> float:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
 def _edits(text: str, count: int, encoding: str) -> Iterator[tuple[int, lsp.TextDocumentContentChangePartial]]:
     """(version, change): a Constant's value in the middle of the file, set to 0.25 and 0.5 in turn."""
     current = text
@@ -158,7 +147,7 @@ async def _run(text: str, hovers: int, edits: int) -> dict[str, Any]:
         read_ms.append((read.get(version, time.perf_counter()) - t0) * 1000)
         hooked_ms.append((hooked.get(version, time.perf_counter()) - t0) * 1000)
     server_pid = client._server.pid if client._server is not None else 0  # type: ignore[attr-defined]
-    rss = _rss_mb(server_pid)
+    rss = soak.rss_mb(server_pid)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
@@ -219,7 +208,7 @@ async def _open_model(uri: str, text: str | None, path: str | None, targets: lis
         hover_ms.append((time.perf_counter() - t1) * 1000)
         shown += h is not None and "[" in str(getattr(h.contents, "value", ""))
     server_pid = client._server.pid if client._server is not None else 0  # type: ignore[attr-defined]
-    rss = _rss_mb(server_pid)
+    rss = soak.rss_mb(server_pid)
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
