@@ -16,10 +16,14 @@ def analyse(name: str) -> ModelAnalysis:
     return ModelAnalysis(model, findings)
 
 
-def test_paddle_minus_one_dims_are_unknown_with_a_warning() -> None:
+def test_paddle_minus_one_dims_are_unknown_with_a_note() -> None:
+    """GL110 is information (issue 35): onnxruntime reads -1 as a dynamic dim too; nothing to change to run."""
+    from graphlsp.lint.rules import rule
+
     a = analyse("ch_ppocr_mobile_v2.0_cls_infer.onnx")
-    warned = [f for f in a.findings() if f.code == "GL110"]
-    assert warned and all(f.severity == "warning" and "paddle2onnx" in f.message for f in warned)
+    noted = [f for f in a.findings() if f.code == "GL110"]
+    assert noted and all((f.severity or rule(f.code).severity) == "info" and "paddle2onnx" in f.message
+                         for f in noted)  # fmt: skip
     g = a.model.graph
     assert g is not None
     x = g.values["x"]
