@@ -531,6 +531,20 @@ def _diff(args: argparse.Namespace) -> int:
     return EXIT_CLEAN if report.equal else EXIT_ERRORS
 
 
+def _settings_and_sizes(args: argparse.Namespace) -> Any:
+    """(settings, the sizes given on the command line, those merged with the config's), or the exit code once it
+    has said why they cannot be read."""
+    from graphlsp.lint.config import ConfigError, load_settings
+
+    try:
+        settings = load_settings(args.file)
+        given = _sizes(args)
+        return settings, given, settings.sizes.merged(given)
+    except (ConfigError, ValueError) as e:
+        print(f"graphlsp: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+
+
 def _binary_model(path: str) -> Any:
     """The binary model at `path`, or the exit code once it has said why it cannot be read."""
     from graphlsp.binary.read import read_model
@@ -552,16 +566,12 @@ def _shapes(args: argparse.Namespace) -> int:
     from graphlsp.infer.contracts import input_requirements
     from graphlsp.infer.report import value_shapes
     from graphlsp.infer.types import type_str
-    from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.source import read_source
 
-    try:
-        settings = load_settings(args.file)  # the project's op libraries: their ops' shapes
-        given = _sizes(args)
-        sizes = settings.sizes.merged(given)
-    except (ConfigError, ValueError) as e:
-        print(f"graphlsp: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
+    read = _settings_and_sizes(args)  # the project's op libraries (their ops' shapes) and the sizes given
+    if isinstance(read, int):
+        return read
+    settings, given, sizes = read
     from graphlsp.source import is_binary
 
     if is_binary(args.file):
@@ -628,16 +638,12 @@ def _cost(args: argparse.Namespace) -> int:
     from graphlsp.cost.model import model_cost
     from graphlsp.cost.report import format_csv, format_json, format_text
     from graphlsp.infer.refiner import bindings
-    from graphlsp.lint.config import ConfigError, load_settings
     from graphlsp.source import is_binary, read_source
 
-    try:
-        settings = load_settings(args.file)
-        given = _sizes(args)
-        sizes = settings.sizes.merged(given)
-    except (ConfigError, ValueError) as e:
-        print(f"graphlsp: error: {e}", file=sys.stderr)
-        return EXIT_USAGE
+    read = _settings_and_sizes(args)  # the project's op libraries (their ops' shapes) and the sizes given
+    if isinstance(read, int):
+        return read
+    settings, given, sizes = read
     if is_binary(args.file):
         model = _binary_model(args.file)
         if isinstance(model, int):
