@@ -19,6 +19,7 @@ from graphlsp.graph.core import Graph, Model, Node, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer import witnesses
+from graphlsp.infer.branches import branch_conditions
 from graphlsp.infer.conditions import Condition, Solution, reduced, solve
 from graphlsp.infer.declared import judge, stated_relations, value_at, with_relations
 from graphlsp.infer.refiner import ShapeRefiner
@@ -116,7 +117,8 @@ def contracts(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, int]]]
     if symbols is None:
         symbols = input_symbols(refiner.model)
     out: dict[str, DimContract] = {}
-    for node, conds in refiner.conditions.items():
+    cases = branch_conditions(refiner)
+    for node, conds in [*refiner.conditions.items(), *cases.items()] if cases else refiner.conditions.items():
         if node not in refiner.contexts:
             continue
         for cond in map(reduced, conds):
@@ -247,7 +249,11 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     if not found:
         return []
     order = _node_order(refiner)
-    reqs = sorted(((node, cond, sol, c) for c in found.values() for node, cond, sol in c.requirements),
+    domains: list[tuple[Node, Condition, Solution | None, DimContract | None]] = [
+        (node, c, None, None) for node, conds in refiner.domains.items() if node in refiner.contexts
+        for c in map(reduced, conds) if (names := c.symbols()) and names <= symbols.keys() and not (
+            len(names) == 1 and (sol := _solved(c, next(iter(names)))) is not None and sol.holds_always())]  # fmt: skip
+    reqs = sorted([*((node, cond, sol, c) for c in found.values() for node, cond, sol in c.requirements), *domains],
                   key=lambda r: order.get(r[0], len(order)))  # fmt: skip
     # sizes every caller's feeds satisfy (total = past + sequence): the conditions are searched with them applied
     relations = stated_relations(refiner.model, refiner.values)
@@ -259,6 +265,9 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     for node, cond, sol, contract in reqs:
         chain = _graph_chain(node)
         mine = related[cond]
+        if contract is None:  # a domain: later witnesses stay within it; never reported
+            seen.append((node, mine, chain))
+            continue
         known = sol if mine is cond else None  # a related symbol replaced: the solution is no longer of `mine`
         earlier = list(dict.fromkeys(c for n, c, ch in seen if n is not node and id(n.graph) in chain))
         seen.append((node, mine, chain))
@@ -272,7 +281,8 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
         fails = witnesses.failing(mine, known)
         if fails is None:
             continue
-        cover = next((c for c in claims if c.node is not node
+        # the nearest claim that fails there too: the later a claim, the closer its condition to this one
+        cover = next((c for c in reversed(claims) if c.node is not node
                       and witnesses.covers(searched[id(c)], mine, fails, base)), None)  # fmt: skip
         if cover is not None and node not in cover.later:
             cover.later.append(node)
