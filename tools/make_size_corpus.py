@@ -452,6 +452,12 @@ REFERENCED = {
                       "past_decoder_sequence_length": 1, "feeds": {"use_cache_branch": [False]}},
                      {"batch_size": 2, "decoder_sequence_length": 1, "encoder_sequence_length": 8,
                       "past_decoder_sequence_length": 127, "feeds": {"use_cache_branch": [True]}}]),
+    "roberta": ("../models/optimum_roberta.onnx", "roberta (optimum): positions are the cumulative sum of the "
+                "padding mask plus the padding index, from a 66-row table (at most 64 tokens); the token types, a "
+                "66-long buffer expanded to the length.", "optimum",
+                [{"batch_size": 1, "sequence_length": 8}, {"batch_size": 2, "sequence_length": 64},
+                 {"batch_size": 1, "sequence_length": 65}, {"batch_size": 2, "sequence_length": 67},
+                 {"batch_size": 3, "sequence_length": 1}]),
     "silero_vad": ("shared:realworld/silero_vad_16k_op15.onnx", "silero VAD (16k, opset 15): the STFT's reflect "
                    "padding needs more than 64 samples, its framing Conv 192, and the LSTM inside an If runs only "
                    "while the squeezed time axis is 1 (at most 703).", "torch (TorchScript)",

@@ -11,6 +11,7 @@ that one input uses twice (`[?, 3, ?, ?]`) is read as "unknown" by exporters, no
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import product
 
@@ -259,18 +260,16 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     relations = stated_relations(refiner.model, refiner.values)
     related = {cond: _stated(cond, relations) for _, cond, _, _ in reqs}
     base = witnesses.base_sizes(related.values())
+    entries = [(node, related[cond], _graph_chain(node)) for node, cond, _, _ in reqs]
     claims: list[_Claim] = []
     searched: dict[int, Condition] = {}  # a claim's condition as searched
-    seen: list[tuple[Node, Condition, set[int]]] = []  # earlier requirements, with their nodes' graph chains
-    for node, cond, sol, contract in reqs:
-        chain = _graph_chain(node)
-        mine = related[cond]
-        if contract is None:  # a domain: later witnesses stay within it; never reported
-            seen.append((node, mine, chain))
+    uncovered: list[tuple[int, Condition, dict[str, int]]] = []
+    for i, (node, cond, sol, contract) in enumerate(reqs):
+        if contract is None:  # a domain: witnesses stay within it; never reported
             continue
+        _, mine, chain = entries[i]
         known = sol if mine is cond else None  # a related symbol replaced: the solution is no longer of `mine`
-        earlier = list(dict.fromkeys(c for n, c, ch in seen if n is not node and id(n.graph) in chain))
-        seen.append((node, mine, chain))
+        earlier = list(dict.fromkeys(_before(entries, i)))
         sizes = None if mine in earlier else witnesses.search(mine, known, earlier, base)
         if sizes is not None:
             sizes.update({n: v for n, x in relations.items()
@@ -279,10 +278,17 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
             searched[id(claims[-1])] = mine
             continue
         fails = witnesses.failing(mine, known)
-        if fails is None:
-            continue
-        # the nearest claim that fails there too: the later a claim, the closer its condition to this one
-        cover = next((c for c in reversed(claims) if c.node is not node
+        if fails is not None:
+            uncovered.append((i, mine, fails))
+    position = {id(c): order.get(c.node, len(order)) for c in claims}
+    for i, mine, fails in uncovered:
+        node = reqs[i][0]
+        at = order.get(node, len(order))
+        # the nearest claim that fails there too: the closest before it first (the later a claim, the closer its
+        # condition to this one), then those after it (a node another order of the graph may run first)
+        before = [c for c in claims if position[id(c)] <= at]
+        nearest = [*reversed(before), *(c for c in claims if position[id(c)] > at)]
+        cover = next((c for c in nearest if c.node is not node
                       and witnesses.covers(searched[id(c)], mine, fails, base)), None)  # fmt: skip
         if cover is not None and node not in cover.later:
             cover.later.append(node)
@@ -290,6 +296,47 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     pinned: set[str] = set()
     for claim in claims:
         out.append(_finding(claim, pinned))
+    return out
+
+
+def _before(entries: list[tuple[Node, Condition, set[int]]], i: int) -> Iterator[Condition]:
+    """The conditions of the nodes a runtime may run before entry i's: in its graph or a graph around it, and not
+    after it (what it computes does not reach them). An order of the graph other than the file's may run an
+    independent node first (onnxruntime does), so a later node that does not depend on it counts too, unless its
+    condition is the same (the first in the file states it)."""
+    node, mine, chain = entries[i]
+    down: set[Node] | None = None
+    for j, (n, c, _) in enumerate(entries):
+        if n is node or id(n.graph) not in chain:
+            continue
+        if j > i:
+            if c == mine:
+                continue
+            if down is None:
+                down = _downstream(node)
+            if n in down:
+                continue
+        yield c
+
+
+def _downstream(node: Node) -> set[Node]:
+    """The nodes that read what `node` computes, directly or through others; for a node in a subgraph, those after
+    the nodes that own its graph too (a node in a subgraph counts with the nodes owning it)."""
+    out: set[Node] = set()
+    todo: list[Node] = []
+    cur: Node | None = node
+    while cur is not None:
+        todo.append(cur)
+        cur = cur.graph.owner if cur.graph.kind == "subgraph" else None
+    while todo:
+        n = todo.pop()
+        for v in n.outputs:
+            for consumer, _ in v.consumers if v is not None else ():
+                reader: Node | None = consumer
+                while reader is not None and reader not in out:
+                    out.add(reader)
+                    todo.append(reader)
+                    reader = reader.graph.owner if reader.graph.kind == "subgraph" else None
     return out
 
 
