@@ -22,7 +22,7 @@ from graphlsp.infer import dims as d
 from graphlsp.infer import witnesses
 from graphlsp.infer.branches import branch_conditions
 from graphlsp.infer.conditions import Condition, Solution, reduced, solve
-from graphlsp.infer.declared import judge, stated_relations, value_at, with_relations
+from graphlsp.infer.declared import attentions, judge, stated_relations, value_at, with_relations
 from graphlsp.infer.refiner import ShapeRefiner
 
 SHAPE_CONDITION = "GL320"
@@ -144,7 +144,7 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
         return []
     if symbols is None:
         symbols = input_symbols(refiner.model)
-    relations = stated_relations(refiner.model, refiner.values)  # total = past + sequence, for every caller
+    relations = _stated_relations(refiner)  # total = past + sequence, for every caller
     requirements = [(c, c.symbols()) for c in dict.fromkeys(
         _related(c, relations) for conds in refiner.conditions.values() for c in map(reduced, conds))]
     verdicts: dict[tuple[d.Dim, d.Dim], tuple[tuple[str, int], ...] | None] = {}  # a pair is judged once
@@ -175,6 +175,15 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
                 "warning", node=producer, detail=f"output {value.name}"))  # fmt: skip
             break
     return out
+
+
+def _stated_relations(refiner: ShapeRefiner) -> dict[str, d.Dim]:
+    """`stated_relations` of the refiner's model, its attention nodes kept for the refiner's life (its graph's
+    structure is fixed; the editor asks at every edit)."""
+    nodes = refiner.kept.get("contracts.attentions")
+    if nodes is None:
+        nodes = refiner.kept["contracts.attentions"] = attentions(refiner.model)
+    return stated_relations(refiner.model, refiner.values, nodes)
 
 
 def _related(cond: Condition, relations: dict[str, d.Dim]) -> Condition:
@@ -257,7 +266,7 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     reqs = sorted([*((node, cond, sol, c) for c in found.values() for node, cond, sol in c.requirements), *domains],
                   key=lambda r: order.get(r[0], len(order)))  # fmt: skip
     # sizes every caller's feeds satisfy (total = past + sequence): the conditions are searched with them applied
-    relations = stated_relations(refiner.model, refiner.values)
+    relations = _stated_relations(refiner)
     related = {cond: _stated(cond, relations) for _, cond, _, _ in reqs}
     base = witnesses.base_sizes(related.values())
     entries = [(node, related[cond], _graph_chain(node)) for node, cond, _, _ in reqs]
