@@ -11,13 +11,9 @@ reported as GL320 with a witness (contracts.py). A node failing in both cases is
 
 from __future__ import annotations
 
-import logging
-
 from graphlsp.graph.core import Node
 from graphlsp.infer.conditions import Condition
 from graphlsp.infer.refiner import ShapeRefiner
-
-log = logging.getLogger(__name__)
 
 MAX_SPLITS = 8  # Ifs inferred case by case per model (each case re-infers the If's downstream cone once), at most
 _NOT_A_FAILURE = ("GL315",)  # a declaration inference contradicts: onnxruntime warns and runs on
@@ -43,7 +39,9 @@ def branch_conditions(refiner: ShapeRefiner) -> dict[Node, list[Condition]]:
             fails_true, spent = _failing(refiner, node, True)
             fails_false, more = _failing(refiner, node, False)
         except Exception:  # a case that cannot be inferred says nothing: the rest of the analysis stands
-            log.exception("the cases of %s could not be inferred", node.name or node.op_type)
+            import logging  # (here: logging imports threading, which a check does not need otherwise)
+
+            logging.getLogger(__name__).exception("the cases of %s could not be inferred", node.name or node.op_type)
             continue
         budget -= spent + more
         for n in fails_true:
