@@ -11,14 +11,15 @@ from __future__ import annotations
 import gc
 import re
 from bisect import bisect_left, bisect_right
-from typing import Any
-
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING, Any
 
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.grammar import get_parser
 from graphlsp.syntax.positions import LineIndex, line_end_at, split_lines
 from graphlsp.syntax.recovery import STRAY, Segment, Segmenter
+
+if TYPE_CHECKING:
+    from lark.exceptions import UnexpectedInput  # lark is imported only when a text does not parse (grammar.py)
 
 SYNTAX_ERROR = "GL101"
 PROTOBUF_TEXT = "GL102"
@@ -243,6 +244,8 @@ def _expected(names: set[str]) -> str:
 
 def lark_problem(err: UnexpectedInput, text: str, end: int) -> Problem:
     """A person-readable diagnostic from lark's exception."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream or 0
         ch = text[pos] if pos < len(text) else ""
@@ -284,6 +287,8 @@ def _skipping_stray(text: str, start: int, end: int, symbol: str, err: Unexpecte
     """The parse of text[start:end] with the stray characters it stops at (`@@` half typed, recovery.STRAY) read as
     blanks, or None when it stops at anything else. The statement keeps its node, marked failed (its syntax error
     speaks for it): a keystroke's error costs the keystroke, not the statement's node and what reads it."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
     parser = get_parser()
     for _ in range(STRAY_SKIPS):
         if isinstance(err, UnexpectedCharacters):
@@ -417,6 +422,8 @@ class SyntaxDocument:
 
     def _parse_segment(self, seg: Segment, text: str | None = None) -> Piece:
         """The statement `seg` of `text` (the document's text unless given) parsed as a piece."""
+        from lark.exceptions import UnexpectedInput
+
         text = self.text if text is None else text
         piece = Piece(seg.kind, seg.start, seg.end, seg.block)
         for sp in seg.problems:

@@ -1,4 +1,4 @@
-"""A fast lexer for lark, equivalent to its contextual lexer on our grammar.
+"""A fast lexer for the grammar's LALR table, equivalent to lark's contextual lexer on our grammar.
 
 One compiled regex, run over the text with finditer, finds each token (after skipping white space and `#`
 comments; a comment ends at a line end as LSP counts them, `\\n`, `\\r\\n` or a lone `\\r`, see positions.py). Words
@@ -8,20 +8,22 @@ value name in `float = Relu(x)`.
 
 Statements of the simplest form (`y = Op (x)` on one line) that follow one another are one token, their nodes built
 here at once (see NodesToken): the parser's steps per statement were most of the parse of a large graph.
+
+Nothing here imports lark (a tenth of a start-up): tokens are our own `Token` (what lark's Token holds, and a str
+as lark's is), and a character no token starts with raises `BadCharacter`, which grammar.py's lexer for lark's
+own parser (the one that describes syntax errors) turns into lark's UnexpectedCharacters.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
-
-from lark.exceptions import UnexpectedCharacters
-from lark.lexer import Lexer, Token
 
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.build import simple_node
+from graphlsp.syntax.tokens import BadCharacter, Token
 
 # Possessive quantifiers and the unrolled string loop keep the regex engine from backtracking (a third of the
 # lexing time). END matches the white space after the last token, so that finditer never falls back to searching.
@@ -60,7 +62,7 @@ _str_new = str.__new__
 
 
 def make_token(kind: str, value: str, start: int, end: int) -> Token:
-    """A lark Token without lark's generic constructor (a third of the lexing time on large files)."""
+    """A Token without the generic constructor (a third of the lexing time on large files)."""
     tok = _str_new(Token, value)
     tok.type = kind
     tok.value = value
@@ -102,32 +104,43 @@ def _nodes_token(text: str, first: re.Match[str], end: int) -> NodesToken:
     return tok
 
 
-class WindowLexer(Lexer):
+def terminal_words(terminals: Iterable[Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """The keywords and the punctuation of lark's terminals, each to its terminal's name (e.g. "float" is FLOAT,
+    "(" is LPAR), for `WindowLexer.bind`."""
+    keywords: dict[str, str] = {}
+    punct: dict[str, str] = {}
+    for term in terminals:
+        pattern = term.pattern
+        if pattern.type == "str":
+            if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", pattern.value):
+                keywords[pattern.value] = term.name
+            else:
+                punct[pattern.value] = term.name
+    # inf, infinity and nan in every mix of cases (onnx compares them case-insensitively), so that one lookup
+    # tells whether a word may need retyping
+    for word in _FLOAT_WORDS:
+        for spelling in itertools.product(*({c.lower(), c.upper()} for c in word)):
+            keywords["".join(spelling)] = "FLOAT_WORD"
+    return keywords, punct
+
+
+class WindowLexer:
     """Lexes `window = (text, start, end)`; set the window before each parse (see grammar.Parser)."""
 
-    __future_interface__ = 2
+    __future_interface__ = 2  # read by lark, when grammar.py gives it a subclass of this one
 
-    def __init__(self, lexer_conf: Any) -> None:
+    def __init__(self, lexer_conf: Any = None) -> None:
         self.window: tuple[str, int, int] = ("", 0, 0)
         self.punct: dict[str, str] = {}
         self.keywords: dict[str, str] = {}
         self.states: dict[int, Any] = {}
 
-    def bind(self, terminals: list[Any], parse_table: Any) -> None:
-        """Learn terminal names from the grammar (e.g. "(" is LPAR, "float" is FLOAT) and the parse table."""
-        for term in terminals:
-            pattern = term.pattern
-            if pattern.type == "str":
-                if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", pattern.value):
-                    self.keywords[pattern.value] = term.name
-                else:
-                    self.punct[pattern.value] = term.name
-        # inf, infinity and nan in every mix of cases (onnx compares them case-insensitively), so that one lookup
-        # tells whether a word may need retyping
-        for word in _FLOAT_WORDS:
-            for spelling in itertools.product(*({c.lower(), c.upper()} for c in word)):
-                self.keywords["".join(spelling)] = "FLOAT_WORD"
-        self.states = parse_table.states
+    def bind(self, keywords: dict[str, str], punct: dict[str, str], states: dict[int, Any]) -> None:
+        """Learn the terminals' names (`terminal_words`) and the parse table whose states the parser reports (its
+        state's actions, keyed by the terminals it accepts)."""
+        self.keywords = keywords
+        self.punct = punct
+        self.states = states
 
     def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Token]:
         text, pos, end = self.window
@@ -148,8 +161,7 @@ class WindowLexer(Lexer):
                             break
                         stray = _NUMBERS_THEN_BAD.match(text, start, end)
                         if stray is not None:
-                            raise UnexpectedCharacters(text, stray.start("bad"), 0, 0,
-                                                       allowed=set(states[parser_state.position]))  # fmt: skip
+                            raise BadCharacter(text, stray.start("bad"), set(states[parser_state.position]))
                     kind = punct[value]
                 elif kind == "NUMBER":  # the other common case: kept as it is
                     pass
@@ -173,7 +185,7 @@ class WindowLexer(Lexer):
                 elif kind == "END":
                     return
                 else:  # BAD
-                    raise UnexpectedCharacters(text, start, 0, 0, allowed=set(states[parser_state.position]))
+                    raise BadCharacter(text, start, set(states[parser_state.position]))
                 yield make_token(kind, value, start, pos)
             else:
                 return
