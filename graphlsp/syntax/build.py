@@ -112,17 +112,21 @@ def _names(text: str, at: int) -> list[t.Name | None]:
 _NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*|"[^"]*"')
 
 
-def simple_node(m: re.Match[str]) -> t.Node:
-    """The node of a match of the lexer's SIMPLE_NODE (on the whole text), as the rules above build it from the
-    same statement token by token."""
-    outs, op_text, ins = m.group("outs", "op", "ins")
-    at = m.start()
+def simple_node(m: re.Match[str], attributes: list[t.Attribute]) -> t.Node:
+    """The node of a match of the lexer's SIMPLE_NODE (on the whole text) and its attributes (built by the lexer),
+    as the rules below build it from the same statement token by token."""
+    outs, op_text, ins, label_text = m.group("outs", "op", "ins", "label")
     op_start = m.start("op")
     dot = op_text.rfind(".")
     op = t.OpRef(op_text[:dot] if dot >= 0 else "", op_text[dot + 1 :], "", op_start, op_start + len(op_text),
                  op_start + dot + 1)  # fmt: skip
-    return t.Node(None, _names(outs, at), op, [], _names(ins, m.start("ins")), at, m.end(),
-                  inputs_start=m.start("lpar"))  # fmt: skip
+    outputs = _names(outs, m.start("outs"))
+    inputs = _names(ins, m.start("ins"))
+    if m.start("lsq") < 0:
+        return t.Node(None, outputs, op, attributes, inputs, m.start(), m.end(), inputs_start=m.start("lpar"))
+    label = _names(label_text, m.start("label"))[0] if label_text is not None else None  # `[]`: a label, unnamed
+    return t.Node(label, outputs, op, attributes, inputs, m.start(), m.end(), inputs_start=m.start("lpar"),
+                  has_label=True)  # fmt: skip
 
 
 def _flat(items: list[Any]) -> list[Any]:

@@ -151,6 +151,7 @@ def make_lark(grammar: str, builder: Any) -> Any:
                    transformer=builder, cache=cache_file())  # fmt: skip
     keywords, punct = terminal_words(lk.terminals)
     lk.parser.lexer.bind(keywords, punct, lk.parser.parser.parser.parse_table.states)
+    lk.parser.lexer.builder = builder
     return lk
 
 
@@ -252,6 +253,7 @@ class Parser:
             self.actions = _actions(table, self.builder)
         self.lexer = WindowLexer()
         self.lexer.bind(table["keywords"], table["punct"], self.actions)  # the actions are keyed by terminal
+        self.lexer.builder = self.builder
         self.start_states: dict[str, int] = table["start_states"]
         self.end_states: dict[str, int] = table["end_states"]
         self.lock = threading.Lock()

@@ -51,8 +51,25 @@ _NUMBERS_THEN_BAD = re.compile(r"\{" + _SPACE + "(?:" + _NUM + _SPACE + "," + _S
 # a node statement of the simplest form on one line: the grammar's SIMPLE_NODE (one token; see build.simple_node)
 _NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*+|"[^"\\\r\n]*+")'
 _NAMES = _NAME + r"(?:[ \t]*+,[ \t]*+" + _NAME + r")*+"
+# attributes of the simplest forms before the inputs, on the line: `<axis: int = -1, perm = [0, 2, 1], s = "x",
+# value: tensor = int64[2] {1, 2}>` (numbers written as onnx's printer writes them, no comment, inf, nan or escape;
+# fewer than 16 numbers in a tensor's data, which would be NUMBERS); WindowLexer._attributes builds them
+_SP = r"[ \t]*+"
+_WORD = r"[A-Za-z_][A-Za-z0-9_]*+"
+_SIGNED = r"-?[0-9]++(?:\.[0-9]*+)?(?:[eE][+-]?[0-9]++)?"  # MINUS right before a NUMBER (as _TOKEN reads it)
+_SIGNED_LIST = "(?:" + _SIGNED + "(?:" + _SP + "," + _SP + _SIGNED + ")*+)?+"
+_DIMS = r"\[" + _SP + r"(?:-?[0-9]++(?:" + _SP + "," + _SP + r"-?[0-9]++)*+)?+" + _SP + r"\]"
+_VALUE = ("(?:" + _SIGNED + r'|"[^"\\\r\n]*+"|\[' + _SP + _SIGNED + "(?:" + _SP + "," + _SP + _SIGNED + ")*+" + _SP
+          + r"\]|" + _WORD + _SP + "(?:" + _DIMS + _SP + r")?+\{" + _SP + _SIGNED_LIST + _SP + r"\})")  # fmt: skip
+_ATTR = _WORD + _SP + "(?::" + _SP + _WORD + _SP + ")?+=" + _SP + _VALUE
+_ATTRS = "<" + _SP + _ATTR + "(?:" + _SP + "," + _SP + _ATTR + ")*+" + _SP + ">"
+_ATTR_TOKEN = re.compile(r'[ \t]*+(?:(?P<w>[A-Za-z_][A-Za-z0-9_]*+)|(?P<n>[0-9]++(?:\.[0-9]*+)?(?:[eE][+-]?[0-9]++)?)'
+                         r'|(?P<s>"[^"]*+")|(?P<p>[<>=:,\[\]{}\-]))')  # fmt: skip
+_TYPE_CTORS = {"seq", "map", "optional", "sparse_tensor", "opaque"}  # the grammar's keywords that are not prim_type
 SIMPLE_NODE = re.compile(
+    r"(?:(?P<lsq>\[)[ \t]*+(?P<label>" + _NAME + r")?+[ \t]*+\][ \t]*+)?+"  # a label (exporters name every node)
     r"(?P<outs>" + _NAMES + r")[ \t]*+=[ \t]*+(?P<op>[A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)*+)[ \t]*+"
+    r"(?P<attrs>" + _ATTRS + r")?+[ \t]*+"
     r"(?P<lpar>\()[ \t]*+(?P<ins>(?:" + _NAMES + r")?)[ \t]*+\)"
     r"(?![ \t\r\n\f\v]*+(?:\#[^\r\n]*+[ \t\r\n\f\v]*+)*+<)"  # attributes after the inputs: not this form
 )
@@ -81,17 +98,21 @@ class NodesToken(Token):
     nodes: list[t.Node]
 
 
-def _nodes_token(text: str, first: re.Match[str], end: int) -> NodesToken:
-    """The run of simple nodes that starts with `first`: each is one as the grammar reads it, and the parser
-    accepts another where one ends (`node*`), so taking them together changes nothing but the cost."""
-    nodes = [simple_node(first)]
+def _nodes_token(text: str, first: re.Match[str], node: t.Node, end: int, build: Any) -> NodesToken:
+    """The run of simple nodes that starts with `first` (whose node is `node`): each is one as the grammar reads it,
+    and the parser accepts another where one ends (`node*`), so taking them together changes nothing but the
+    cost. `build`: a match's node, or None when the grammar must read it (WindowLexer._simple)."""
+    nodes = [node]
     pos = first.end()
     skip, match = _SKIP.match, SIMPLE_NODE.match
     while True:
         m = match(text, skip(text, pos, end).end(), end)  # type: ignore[union-attr]  # _SKIP always matches
         if m is None:
             break
-        nodes.append(simple_node(m))
+        built = build(text, m)
+        if built is None:
+            break
+        nodes.append(built)
         pos = m.end()
     start = first.start()
     tok = _str_new(NodesToken, text[start:pos])
@@ -134,6 +155,7 @@ class WindowLexer:
         self.punct: dict[str, str] = {}
         self.keywords: dict[str, str] = {}
         self.states: dict[int, Any] = {}
+        self.builder: Any = None  # the parser's TreeBuilder: a simple node's attributes are built by its rules
 
     def bind(self, keywords: dict[str, str], punct: dict[str, str], states: dict[int, Any]) -> None:
         """Learn the terminals' names (`terminal_words`) and the parse table whose states the parser reports (its
@@ -162,15 +184,24 @@ class WindowLexer:
                         stray = _NUMBERS_THEN_BAD.match(text, start, end)
                         if stray is not None:
                             raise BadCharacter(text, stray.start("bad"), set(states[parser_state.position]))
+                    elif value == "[" and "SIMPLE_NODE" in states[parser_state.position]:
+                        sm = SIMPLE_NODE.match(text, start, end)  # a label: where a node begins, nothing else
+                        node = self._simple(text, sm) if sm is not None else None
+                        if node is not None:
+                            tok = _nodes_token(text, sm, node, end, self._simple)  # type: ignore[arg-type]
+                            pos = tok.end_pos  # type: ignore[assignment]  # always set here
+                            yield tok
+                            break
                     kind = punct[value]
                 elif kind == "NUMBER":  # the other common case: kept as it is
                     pass
                 elif kind == "WORD" or kind == "STRING":
                     state = states[parser_state.position]
                     if "SIMPLE_NODE" in state:
-                        node = SIMPLE_NODE.match(text, start, end)
+                        sm = SIMPLE_NODE.match(text, start, end)
+                        node = self._simple(text, sm) if sm is not None else None
                         if node is not None:  # one token for the statements; lexing goes on after them
-                            tok = _nodes_token(text, node, end)
+                            tok = _nodes_token(text, sm, node, end, self._simple)  # type: ignore[arg-type]
                             pos = tok.end_pos  # type: ignore[assignment]  # always set here
                             yield tok
                             break
@@ -189,6 +220,95 @@ class WindowLexer:
                 yield make_token(kind, value, start, pos)
             else:
                 return
+
+
+    def _simple(self, text: str, m: re.Match[str]) -> t.Node | None:
+        """The node of a match of SIMPLE_NODE, or None when its attributes are for the grammar to read."""
+        if m.start("attrs") < 0:
+            return simple_node(m, [])
+        attributes = self._attributes(text, m.start("attrs"), m.end("attrs"))
+        return simple_node(m, attributes) if attributes is not None else None
+
+    def _attributes(self, text: str, start: int, end: int) -> list[t.Attribute] | None:
+        """The attributes `<...>` of text[start:end] (a match of _ATTRS) built by the builder's rules with the
+        children, in the order, that the parser's reductions give them: the same tree and the same problems as
+        read token by token. None when a value is not of the forms this reads (a word that is not an element
+        type, 16 numbers or more)."""
+        b = self.builder
+        if b is None:
+            return None
+        attributes = self._read_attributes(b, text, start, end)
+        return attributes
+
+    def _read_attributes(self, b: Any, text: str, start: int, end: int) -> list[t.Attribute] | None:
+        problems = len(b.problems)
+        found = self._build_attributes(b, text, start, end)
+        if found is None:
+            del b.problems[problems:]  # the grammar reads them again, and finds them again
+        return found
+
+    def _build_attributes(self, b: Any, text: str, start: int, end: int) -> list[t.Attribute] | None:
+        punct, keywords = self.punct, self.keywords
+        toks = [(m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup), m.end())  # type: ignore[arg-type]
+                for m in _ATTR_TOKEN.finditer(text, start, end)]  # fmt: skip
+        i = 0
+
+        def take(kind: str) -> Token:
+            nonlocal i
+            _, value, s, e = toks[i]
+            i += 1
+            return make_token(kind if kind else punct[value], value, s, e)
+
+        def signed(rule: Any) -> Any:
+            if toks[i][1] == "-":
+                return rule([take(""), take("NUMBER")])
+            return rule([take("NUMBER")])
+
+        def bracketed(item: Any, close: str) -> list[Any] | None:  # `[` or `{`, items, then `]` or `}`
+            out: list[Any] = [take("")]
+            if toks[i][1] == close:
+                out.append(None)  # maybe_placeholders: an empty `[...]` holds a None
+            while toks[i][1] != close:
+                out.append(item())
+                if toks[i][1] == ",":
+                    out.append(take(""))
+            out.append(take(""))
+            return out
+
+        children: list[Any] = [take("")]  # <
+        while True:
+            parts: list[Any] = [take("IDENT")]
+            if toks[i][1] == ":":
+                i += 1
+                parts.append(take("IDENT"))
+            i += 1  # =
+            kind, value = toks[i][0], toks[i][1]
+            if kind == "n" or value == "-":
+                parts.append(signed(b.literal))
+            elif kind == "s":
+                parts.append(b.literal([take("STRING")]))
+            elif value == "[":
+                parts.append(b.value_list(bracketed(lambda: signed(b.literal), "]")))  # noqa: B023
+            else:  # a tensor: element type, maybe dims, data
+                prim = keywords.get(value)
+                if prim is None or value in _TYPE_CTORS or prim == "FLOAT_WORD":
+                    return None
+                elem = b.prim_type([take(prim)])
+                if toks[i][1] == "[":
+                    ty = b.tensor_type([elem, b.shape(bracketed(lambda: b.dim([signed(b.signed_int)]), "]"))])
+                else:
+                    ty = b.tensor_type([elem])
+                data = bracketed(lambda: signed(b.literal), "}")
+                if data is None or sum(1 for x in data if type(x) is not Token) >= 16:  # NUMBERS: read as a whole
+                    return None
+                parts.append(b.tensor_value([ty, b.brace_data(data)]))
+            children.append(b.attr(parts))
+            if toks[i][1] == ">":
+                break
+            children.append(take(""))  # ,
+        children.append(take(""))  # >
+        attributes: list[t.Attribute] = b.attrs(children).items
+        return attributes
 
 
 def skip_space(text: str, pos: int, end: int) -> int:
