@@ -24,7 +24,6 @@ import os
 import sys
 import threading
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from graphlsp.files import cache_dir, digest, keep, read_kept
@@ -35,11 +34,13 @@ START_SYMBOLS = ["model", "node_seq", "header", "graph_sig", "function_sig"]
 TABLE_FORMAT = 1  # bump when the kept table's layout changes
 
 
-def grammar_path() -> Path:
-    """The grammar file: shipped inside the package (wheel), or at the repository root (source checkout)."""
-    here = Path(__file__).resolve()
-    for candidate in (here.parent.parent / "grammar" / "onnxtxt.lark", here.parents[2] / "grammar" / "onnxtxt.lark"):
-        if candidate.is_file():
+def grammar_path() -> str:
+    """The grammar file: shipped inside the package (wheel), or at the repository root (source checkout). A string
+    (no pathlib: it imports urllib, 3 ms of a start-up)."""
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+    for candidate in (os.path.join(package, "grammar", "onnxtxt.lark"),
+                      os.path.join(os.path.dirname(package), "grammar", "onnxtxt.lark")):  # fmt: skip
+        if os.path.isfile(candidate):
             return candidate
     raise FileNotFoundError("grammar/onnxtxt.lark not found next to the graphlsp package")
 
@@ -243,7 +244,8 @@ class Parser:
         from graphlsp.syntax.build import TreeBuilder
 
         self.builder = TreeBuilder()
-        self.grammar = grammar_path().read_text(encoding="utf-8")
+        with open(grammar_path(), encoding="utf-8") as f:
+            self.grammar = f.read()
         table, self._lark = _load_table(self.grammar, self.builder)
         try:
             self.actions = _actions(table, self.builder)
