@@ -376,6 +376,10 @@ warm_up (float[batch, seq, 16] x, float[16, 48] w, float[48] b, int64[batch, seq
 def warm_up() -> None:
     """Pay once-per-process costs before the first document: the grammar's parse table, the op registry, onnx's
     schemas and the modules the shape rules and the runner import on first use (a language server does this while
-    it starts, so that opening a file costs only that file)."""
+    it starts, so that opening a file costs only that file), and lark's own parser, which describes a syntax
+    error (a text that parses does not need it: the first half-typed line would pay for it)."""
+    from graphlsp.syntax.grammar import get_parser
+
     analysis = Analysis(_WARM_UP_MODEL)
     analysis.findings()
+    get_parser().lark  # noqa: B018  # made when first read

@@ -156,6 +156,8 @@ class WindowLexer:
         self.keywords: dict[str, str] = {}
         self.states: dict[int, Any] = {}
         self.builder: Any = None  # the parser's TreeBuilder: a simple node's attributes are built by its rules
+        # attributes read in this parse, by their text: (where, the attributes or None, the problems found)
+        self.seen_attributes: dict[str, tuple[int, list[t.Attribute] | None, list[tuple[str, int, int]]]] = {}
 
     def bind(self, keywords: dict[str, str], punct: dict[str, str], states: dict[int, Any]) -> None:
         """Learn the terminals' names (`terminal_words`) and the parse table whose states the parser reports (its
@@ -166,6 +168,7 @@ class WindowLexer:
 
     def lex(self, lexer_state: Any, parser_state: Any) -> Iterator[Token]:
         text, pos, end = self.window
+        self.seen_attributes = {}
         punct = self.punct
         keywords = self.keywords
         states = self.states
@@ -237,14 +240,20 @@ class WindowLexer:
         b = self.builder
         if b is None:
             return None
-        attributes = self._read_attributes(b, text, start, end)
-        return attributes
-
-    def _read_attributes(self, b: Any, text: str, start: int, end: int) -> list[t.Attribute] | None:
-        problems = len(b.problems)
+        key = text[start:end]
+        seen = self.seen_attributes.get(key)
+        if seen is not None:  # the same text read before in this parse: the same tree and problems, moved
+            at, attributes, problems = seen
+            if attributes is None:
+                return None
+            d = start - at
+            b.problems += [(message, s + d, e + d) for message, s, e in problems]
+            return [shifted(a, d) for a in attributes]
+        before = len(b.problems)
         found = self._build_attributes(b, text, start, end)
         if found is None:
-            del b.problems[problems:]  # the grammar reads them again, and finds them again
+            del b.problems[before:]  # the grammar reads them again, and finds them again
+        self.seen_attributes[key] = (start, found, b.problems[before:])
         return found
 
     def _build_attributes(self, b: Any, text: str, start: int, end: int) -> list[t.Attribute] | None:
@@ -309,6 +318,28 @@ class WindowLexer:
         children.append(take(""))  # >
         attributes: list[t.Attribute] = b.attrs(children).items
         return attributes
+
+
+_POSITIONS = frozenset(("start", "end", "elem_start"))  # the position fields of the attributes' tree classes
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def shifted(x: Any, d: int) -> Any:
+    """A copy of a tree element (an attribute and what it holds) `d` characters further on; values that are not
+    tree elements (names' text, numbers' values, None, tuples) are shared."""
+    cls = type(x)
+    if cls is list:
+        return [shifted(v, d) for v in x]
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        if cls.__module__ != t.__name__ or cls is t.Numbers:
+            return x
+        fields = _FIELDS[cls] = cls.__slots__
+    new = object.__new__(cls)
+    for name in fields:
+        v = getattr(x, name)
+        setattr(new, name, v + d if name in _POSITIONS else shifted(v, d))
+    return new
 
 
 def skip_space(text: str, pos: int, end: int) -> int:
