@@ -54,6 +54,15 @@ def t_optimum_bert(ctx):
     optimum_export(ctx, "optimum_bert", hf_model("BertModel", bert_config()), "feature-extraction")
 
 
+@target("optimum-roberta", "roberta", "optimum", "encoder, feature-extraction; positions from the padding mask")
+def t_optimum_roberta(ctx):
+    from transformers import RobertaConfig
+
+    cfg = RobertaConfig(vocab_size=256, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                        intermediate_size=64, max_position_embeddings=66, type_vocab_size=1, pad_token_id=1)
+    optimum_export(ctx, "optimum_roberta", hf_model("RobertaModel", cfg), "feature-extraction")
+
+
 @target("optimum-gpt2", "gpt2", "optimum", "decoder with past key values (text-generation-with-past)")
 def t_optimum_gpt2(ctx):
     optimum_export(ctx, "optimum_gpt2", hf_model("GPT2LMHeadModel", gpt2_config()), "text-generation-with-past")

@@ -452,19 +452,28 @@ REFERENCED = {
                       "past_decoder_sequence_length": 1, "feeds": {"use_cache_branch": [False]}},
                      {"batch_size": 2, "decoder_sequence_length": 1, "encoder_sequence_length": 8,
                       "past_decoder_sequence_length": 127, "feeds": {"use_cache_branch": [True]}}]),
+    "roberta": ("../models/optimum_roberta.onnx", "roberta (optimum): positions are the cumulative sum of the "
+                "padding mask plus the padding index, from a 66-row table (at most 64 tokens); the token types, a "
+                "66-long buffer expanded to the length.", "optimum",
+                [{"batch_size": 1, "sequence_length": 8}, {"batch_size": 2, "sequence_length": 64},
+                 {"batch_size": 1, "sequence_length": 65}, {"batch_size": 2, "sequence_length": 67},
+                 {"batch_size": 3, "sequence_length": 1}]),
     "silero_vad": ("shared:realworld/silero_vad_16k_op15.onnx", "silero VAD (16k, opset 15): the STFT's reflect "
-                   "padding needs more than 64 samples.", "torch (TorchScript)",
+                   "padding needs more than 64 samples, its framing Conv 192, and the LSTM inside an If runs only "
+                   "while the squeezed time axis is 1 (at most 703).", "torch (TorchScript)",
                    [{"batch": 1, "sequence": 512, "feeds": {"sr": 16000}},
                     {"batch": 2, "sequence": 512, "feeds": {"sr": 16000}},
-                    {"batch": 1, "sequence": 40, "feeds": {"sr": 16000}},
-                    {"batch": 1, "sequence": 64, "feeds": {"sr": 16000}}]),
+                    {"batch": 1, "sequence": 64, "feeds": {"sr": 16000}},
+                    {"batch": 1, "sequence": 100, "feeds": {"sr": 16000}},
+                    {"batch": 2, "sequence": 1024, "feeds": {"sr": 16000}}]),
     "ppocr_rec": ("shared:realworld/ch_PP-OCRv4_rec_infer.onnx", "PP-OCRv4's recognizer (paddle2onnx): an "
                   "AveragePool whose kernel is taller than small inputs (onnxruntime truncates), and a neck whose "
                   "Reshape holds only up to height 80.", "paddle2onnx",
                   [{"p2o.DynamicDimension.0": 1, "?": 48, "p2o.DynamicDimension.1": 320},
                    {"p2o.DynamicDimension.0": 1, "?": 16, "p2o.DynamicDimension.1": 64},
                    {"p2o.DynamicDimension.0": 2, "?": 32, "p2o.DynamicDimension.1": 100},
-                   {"p2o.DynamicDimension.0": 1, "?": 81, "p2o.DynamicDimension.1": 64}]),
+                   {"p2o.DynamicDimension.0": 1, "?": 81, "p2o.DynamicDimension.1": 64},
+                   {"p2o.DynamicDimension.0": 1, "?": 48, "p2o.DynamicDimension.1": 3}]),
 }
 
 

@@ -195,15 +195,20 @@ class Solution(Frozen):
     def describe(self, name: str) -> str:
         """`height must be a multiple of 32`, `batch must be 1`, `sequence_length must be at most 128`."""
         parts: list[str] = []
+        values, start = set(self.values), self.start
+        if self.period == 1 and self.residues == frozenset({0}):
+            while start - 1 in values:  # every size from `start` on, and the run just below it: one range
+                start -= 1
+                values.discard(start)
         if self.period:
-            at = f" (from {self.start})" if self.start > 1 else ""
+            at = f" (from {start})" if start > 1 else ""
             if self.residues == frozenset({0}):
                 parts.append(f"{name} must be a multiple of {self.period}{at}" if self.period > 1 else
-                             f"{name} must be at least {self.start}")
+                             f"{name} must be at least {start}")
             else:
                 parts.append(f"{name} % {self.period} must be {_ranges(sorted(self.residues))}{at}")
-        if self.values:
-            vs = sorted(self.values)
+        if values:
+            vs = sorted(values)
             if vs[0] == 1 and vs[-1] == len(vs) > 2:  # 1, 2, ..., n
                 parts.append(f"{name} must be at most {vs[-1]}")
             else:
@@ -518,7 +523,8 @@ def solve(cond: Condition, name: str) -> Solution | None:
     """The sizes of `name` satisfying `cond` (a condition over that symbol alone), or None when not proved.
 
     Sizes at which a side is below 1 are taken to satisfy it: there the model is degenerate (an empty or
-    negative dim, where runtimes truncate and go on, or fail before this node), and nothing is claimed of them."""
+    negative dim, where runtimes truncate and go on, or fail before this node), and nothing is claimed of them;
+    except for a positive constant at most such a side (a kernel within its padded input), which fails there."""
     if cond.others:
         out: Solution | None = None
         for alt in cond.alternatives():
@@ -549,6 +555,6 @@ def solve(cond: Condition, name: str) -> Solution | None:
             sol = sol.union(one) if one is not None else None
             if sol is None:
                 return None
-    if sol is None or lo == 1:
-        return sol
+    if sol is None or lo == 1 or cond.at_most and isinstance(cond.a, int) and cond.a >= 1:
+        return sol  # (a positive constant at most a side below 1: the relation fails there, nothing degenerate)
     return sol.union(Solution(0, frozenset(), frozenset(range(1, lo))))

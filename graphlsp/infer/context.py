@@ -18,6 +18,7 @@ from graphlsp.infer.types import Shape, TensorType, ValueType, elem_name, shape_
 
 if TYPE_CHECKING:
     from graphlsp.graph.core import Graph, Model, Node, Value
+    from graphlsp.infer.conditions import Condition
     from graphlsp.ops.signature import OpSignature
 
 Span = tuple[int, int]
@@ -123,6 +124,8 @@ class Refiner(Protocol):
     model: Model
     unifier: sh.Unifier
     values: dict[Value, Inferred]
+    splits: dict[Node, tuple[Condition, Condition]]
+    assumed: dict[Node, bool]
 
     def request_value(self, value: Value) -> np.ndarray | None: ...
 

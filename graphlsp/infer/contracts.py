@@ -11,6 +11,7 @@ that one input uses twice (`[?, 3, ?, ?]`) is read as "unknown" by exporters, no
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import lru_cache
 from itertools import product
 
@@ -19,8 +20,9 @@ from graphlsp.graph.core import Graph, Model, Node, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer import witnesses
+from graphlsp.infer.branches import branch_conditions
 from graphlsp.infer.conditions import Condition, Solution, reduced, solve
-from graphlsp.infer.declared import judge, stated_relations, value_at, with_relations
+from graphlsp.infer.declared import attentions, judge, stated_relations, value_at, with_relations
 from graphlsp.infer.refiner import ShapeRefiner
 
 SHAPE_CONDITION = "GL320"
@@ -116,7 +118,8 @@ def contracts(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, int]]]
     if symbols is None:
         symbols = input_symbols(refiner.model)
     out: dict[str, DimContract] = {}
-    for node, conds in refiner.conditions.items():
+    cases = branch_conditions(refiner)
+    for node, conds in [*refiner.conditions.items(), *cases.items()] if cases else refiner.conditions.items():
         if node not in refiner.contexts:
             continue
         for cond in map(reduced, conds):
@@ -141,7 +144,7 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
         return []
     if symbols is None:
         symbols = input_symbols(refiner.model)
-    relations = stated_relations(refiner.model, refiner.values)  # total = past + sequence, for every caller
+    relations = _stated_relations(refiner)  # total = past + sequence, for every caller
     requirements = [(c, c.symbols()) for c in dict.fromkeys(
         _related(c, relations) for conds in refiner.conditions.values() for c in map(reduced, conds))]
     verdicts: dict[tuple[d.Dim, d.Dim], tuple[tuple[str, int], ...] | None] = {}  # a pair is judged once
@@ -172,6 +175,15 @@ def declaration_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Va
                 "warning", node=producer, detail=f"output {value.name}"))  # fmt: skip
             break
     return out
+
+
+def _stated_relations(refiner: ShapeRefiner) -> dict[str, d.Dim]:
+    """`stated_relations` of the refiner's model, its attention nodes kept for the refiner's life (its graph's
+    structure is fixed; the editor asks at every edit)."""
+    nodes = refiner.kept.get("contracts.attentions")
+    if nodes is None:
+        nodes = refiner.kept["contracts.attentions"] = attentions(refiner.model)
+    return stated_relations(refiner.model, refiner.values, nodes)
 
 
 def _related(cond: Condition, relations: dict[str, d.Dim]) -> Condition:
@@ -247,21 +259,26 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     if not found:
         return []
     order = _node_order(refiner)
-    reqs = sorted(((node, cond, sol, c) for c in found.values() for node, cond, sol in c.requirements),
+    domains: list[tuple[Node, Condition, Solution | None, DimContract | None]] = [
+        (node, c, None, None) for node, conds in refiner.domains.items() if node in refiner.contexts
+        for c in map(reduced, conds) if (names := c.symbols()) and names <= symbols.keys() and not (
+            len(names) == 1 and (sol := _solved(c, next(iter(names)))) is not None and sol.holds_always())]  # fmt: skip
+    reqs = sorted([*((node, cond, sol, c) for c in found.values() for node, cond, sol in c.requirements), *domains],
                   key=lambda r: order.get(r[0], len(order)))  # fmt: skip
     # sizes every caller's feeds satisfy (total = past + sequence): the conditions are searched with them applied
-    relations = stated_relations(refiner.model, refiner.values)
+    relations = _stated_relations(refiner)
     related = {cond: _stated(cond, relations) for _, cond, _, _ in reqs}
     base = witnesses.base_sizes(related.values())
+    entries = [(node, related[cond], _graph_chain(node)) for node, cond, _, _ in reqs]
     claims: list[_Claim] = []
     searched: dict[int, Condition] = {}  # a claim's condition as searched
-    seen: list[tuple[Node, Condition, set[int]]] = []  # earlier requirements, with their nodes' graph chains
-    for node, cond, sol, contract in reqs:
-        chain = _graph_chain(node)
-        mine = related[cond]
+    uncovered: list[tuple[int, Condition, dict[str, int]]] = []
+    for i, (node, cond, sol, contract) in enumerate(reqs):
+        if contract is None:  # a domain: witnesses stay within it; never reported
+            continue
+        _, mine, chain = entries[i]
         known = sol if mine is cond else None  # a related symbol replaced: the solution is no longer of `mine`
-        earlier = list(dict.fromkeys(c for n, c, ch in seen if n is not node and id(n.graph) in chain))
-        seen.append((node, mine, chain))
+        earlier = list(dict.fromkeys(_before(entries, i)))
         sizes = None if mine in earlier else witnesses.search(mine, known, earlier, base)
         if sizes is not None:
             sizes.update({n: v for n, x in relations.items()
@@ -270,9 +287,17 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
             searched[id(claims[-1])] = mine
             continue
         fails = witnesses.failing(mine, known)
-        if fails is None:
-            continue
-        cover = next((c for c in claims if c.node is not node
+        if fails is not None:
+            uncovered.append((i, mine, fails))
+    position = {id(c): order.get(c.node, len(order)) for c in claims}
+    for i, mine, fails in uncovered:
+        node = reqs[i][0]
+        at = order.get(node, len(order))
+        # the nearest claim that fails there too: the closest before it first (the later a claim, the closer its
+        # condition to this one), then those after it (a node another order of the graph may run first)
+        before = [c for c in claims if position[id(c)] <= at]
+        nearest = [*reversed(before), *(c for c in claims if position[id(c)] > at)]
+        cover = next((c for c in nearest if c.node is not node
                       and witnesses.covers(searched[id(c)], mine, fails, base)), None)  # fmt: skip
         if cover is not None and node not in cover.later:
             cover.later.append(node)
@@ -280,6 +305,47 @@ def size_findings(refiner: ShapeRefiner, symbols: dict[str, list[tuple[Value, in
     pinned: set[str] = set()
     for claim in claims:
         out.append(_finding(claim, pinned))
+    return out
+
+
+def _before(entries: list[tuple[Node, Condition, set[int]]], i: int) -> Iterator[Condition]:
+    """The conditions of the nodes a runtime may run before entry i's: in its graph or a graph around it, and not
+    after it (what it computes does not reach them). An order of the graph other than the file's may run an
+    independent node first (onnxruntime does), so a later node that does not depend on it counts too, unless its
+    condition is the same (the first in the file states it)."""
+    node, mine, chain = entries[i]
+    down: set[Node] | None = None
+    for j, (n, c, _) in enumerate(entries):
+        if n is node or id(n.graph) not in chain:
+            continue
+        if j > i:
+            if c == mine:
+                continue
+            if down is None:
+                down = _downstream(node)
+            if n in down:
+                continue
+        yield c
+
+
+def _downstream(node: Node) -> set[Node]:
+    """The nodes that read what `node` computes, directly or through others; for a node in a subgraph, those after
+    the nodes that own its graph too (a node in a subgraph counts with the nodes owning it)."""
+    out: set[Node] = set()
+    todo: list[Node] = []
+    cur: Node | None = node
+    while cur is not None:
+        todo.append(cur)
+        cur = cur.graph.owner if cur.graph.kind == "subgraph" else None
+    while todo:
+        n = todo.pop()
+        for v in n.outputs:
+            for consumer, _ in v.consumers if v is not None else ():
+                reader: Node | None = consumer
+                while reader is not None and reader not in out:
+                    out.add(reader)
+                    todo.append(reader)
+                    reader = reader.graph.owner if reader.graph.kind == "subgraph" else None
     return out
 
 

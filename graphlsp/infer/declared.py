@@ -25,7 +25,7 @@ from itertools import product
 from math import gcd
 from typing import Any
 
-from graphlsp.graph.core import Model, Value
+from graphlsp.graph.core import Model, Node, Value
 from graphlsp.graph.findings import Finding
 from graphlsp.infer import dims as d
 from graphlsp.infer.conditions import Condition, Solution, replace_atom, solve
@@ -162,18 +162,21 @@ def _several(cond: Condition, names: tuple[str, ...], related: tuple[Condition, 
     return None
 
 
-def stated_relations(model: Model, values: Mapping[Value, Any]) -> dict[str, Dim]:
+def attentions(model: Model) -> list[Node]:
+    """The main graph's nodes that state relations (`stated_relations`): onnxruntime's GroupQueryAttention."""
+    graph = model.graph
+    return [node for node in graph.nodes if node.op_type == "GroupQueryAttention" and node.domain == "com.microsoft"
+            and len(node.inputs) >= 7] if graph is not None else []  # fmt: skip
+
+
+def stated_relations(model: Model, values: Mapping[Value, Any], nodes: list[Node] | None = None) -> dict[str, Dim]:
     """Input dim symbols the model states as sums of others, which every caller's sizes satisfy: an attention with
     a KV cache reads `total_sequence_length` as the past plus the new tokens (onnxruntime's GroupQueryAttention takes
     the total as an input, `attention_mask`'s length in the GenAI builder's models: T = P + S, with P the past key's
-    dim 2 and S the query's dim 1). `values`: the refiner's inferred values (their `type` and `sv`)."""
+    dim 2 and S the query's dim 1). `values`: the refiner's inferred values (their `type` and `sv`); `nodes`: the
+    model's `attentions`, when the caller keeps them."""
     out: dict[str, Dim] = {}
-    graph = model.graph
-    if graph is None:
-        return out
-    for node in graph.nodes:
-        if node.op_type != "GroupQueryAttention" or node.domain != "com.microsoft" or len(node.inputs) < 7:
-            continue
+    for node in attentions(model) if nodes is None else nodes:
         query, past, total = (values.get(v) if v is not None else None for v in (node.inputs[i] for i in (0, 3, 6)))
         s, p = _dim_of(query, 1), _dim_of(past, 2)
         t = total.sv[0] if total is not None and total.sv is not None and len(total.sv) == 1 else None

@@ -9,6 +9,7 @@ function body (a model-local function or an onnx schema function) are inferred t
 
 from __future__ import annotations
 
+import copy
 import gc
 from collections.abc import Iterable
 from typing import Any
@@ -99,6 +100,9 @@ class ShapeRefiner:
         self._order: dict[Graph, dict[Node, int]] = {}
         # relations on input dims each node's rule assumed without proof (a call's include its body's)
         self.conditions: dict[Node, list[Condition]] = {}
+        # relations of input dims within which a node's output dims are exact (not failures: a pooling whose kernel
+        # may pass its input, where onnxruntime's count differs from the spec's): witnesses of later nodes keep them
+        self.domains: dict[Node, list[Condition]] = {}
         # declared dims (value infos, graph outputs) that inference finds as other expressions: (dim, ours, theirs)
         self.declared_conditions: dict[Value, tuple[ValueInfo, list[tuple[int, d.Dim, d.Dim]]]] = {}
         # branch outputs whose declaration inference contradicts, with the producer's context (an If keeps the
@@ -109,6 +113,11 @@ class ShapeRefiner:
         # what layers above keep across edits for as long as this refiner lives, by layer (a module-level map keyed by
         # the refiner would keep it alive: the kept state refers to the refiner)
         self.kept: dict[str, Any] = {}
+        # If nodes whose condition is a relation of input dims and whose branches return different ranks: the
+        # relation when the condition is true, and when it is false (infer/branches.py infers each case)
+        self.splits: dict[Node, tuple[Condition, Condition]] = {}
+        self.assumed: dict[Node, bool] = {}  # in a fork: the branch such an If is taken to run
+        self.generation = 0  # node inferences so far: what layers above key kept results on
 
     # ---- public
     def run(self) -> RefineReport:
@@ -174,11 +183,33 @@ class ShapeRefiner:
                             push(consumer)
         return RefineReport(len(done), done)
 
+    def fork(self) -> ShapeRefiner:
+        """A copy to infer a case in (`infer/branches.py`): it starts from everything inferred here and re-infers
+        without changing this refiner (the maps a node's inference writes are its own)."""
+        other = copy.copy(self)
+        other.values = dict(self.values)
+        other.contexts = dict(self.contexts)
+        other.unifier = self.unifier.copy()
+        other.declared = dict(self.declared)
+        other.anchored = {k: set(v) for k, v in self.anchored.items()}
+        other.unifying = set(self.unifying)
+        other.problem_nodes = dict(self.problem_nodes)
+        other.conditions = dict(self.conditions)
+        other.domains = dict(self.domains)
+        other.declared_conditions = dict(self.declared_conditions)
+        other.contradicted = dict(self.contradicted)
+        other.splits = dict(self.splits)
+        other.assumed = dict(self.assumed)
+        other._bindings, other._calls = [], []
+        other.touched, other.symbols_memo, other.kept = None, None, {}
+        return other
+
     def forget_graph(self, graph: Graph) -> None:
         """Drop what was inferred for a subgraph's nodes (a branch found dead): types, contexts, findings."""
         for node in graph.all_nodes():
             self.contexts.pop(node, None)
             self.problem_nodes.pop(node, None)
+            self.splits.pop(node, None)
             for out in node.outputs:
                 if out is not None:
                     self.values.pop(out, None)
@@ -276,6 +307,7 @@ class ShapeRefiner:
         """Infer one node from the current input values; True when its outputs changed."""
         if self.touched is not None:
             self.touched.add(node)
+        self.generation += 1
         inputs = [self.values.get(v) if v is not None else None for v in node.inputs]
         sig = None
         if node.function is None and node.version is not None:
@@ -292,7 +324,7 @@ class ShapeRefiner:
         if node in self.unifying:
             self.stale_unions = True  # equalities this node taught may no longer hold: see Analysis
         unions = self.unifier.unions
-        mark = len(self.unifier.conditions)
+        mark, marked = len(self.unifier.conditions), len(self.unifier.domains)
         try:
             if sig is not None:
                 self._check_signature(ctx, sig)
@@ -333,6 +365,12 @@ class ShapeRefiner:
                 del pending[mark:]
             else:
                 self.conditions.pop(node, None)
+            pending = self.unifier.domains
+            if len(pending) > marked:
+                self.domains[node] = pending[marked:]
+                del pending[marked:]
+            else:
+                self.domains.pop(node, None)
         changed = False
         for i, out in enumerate(node.outputs):
             if out is None:

@@ -32,6 +32,15 @@ class Unifier:
         self.rank = rank or {}
         self.unions = 0  # how many equalities were learned (the refiner tracks which node learned them)
         self.conditions: list[Condition] = []  # relations assumed without proof, newest last (see the refiner)
+        self.domains: list[Condition] = []  # relations within which the shapes found are exact (see the refiner)
+
+    def copy(self) -> Unifier:
+        other = Unifier(self.rank)
+        other.parent = dict(self.parent)
+        other.unions = self.unions
+        other.conditions = list(self.conditions)
+        other.domains = list(self.domains)
+        return other
 
     def find(self, x: Expr) -> Expr:
         root = x
@@ -61,6 +70,11 @@ class Unifier:
         when a <= b)."""
         if a is not None and b is not None:
             self.conditions.append(Condition(a, b, broadcast, at_most))
+
+    def exact_within(self, a: Dim, b: Dim) -> None:
+        """Note that the shapes found are exact only when a <= b (a failure nowhere: no condition)."""
+        if a is not None and b is not None:
+            self.domains.append(Condition(a, b, at_most=True))
 
     def require_any(self, alternatives: list[Condition]) -> None:
         """Note that the shapes hold only when one of the relations does (an op library's `require A or B`)."""

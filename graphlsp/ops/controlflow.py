@@ -18,7 +18,8 @@ from graphlsp.graph.core import Graph, Value
 from graphlsp.graph.enums import TensorProto
 from graphlsp.infer import dims as d
 from graphlsp.infer import shapes as sh
-from graphlsp.infer.context import InferenceContext
+from graphlsp.infer.conditions import Condition
+from graphlsp.infer.context import InferenceContext, Refiner
 from graphlsp.infer.dims import Dim
 from graphlsp.infer.types import MapType, OptionalType, SequenceType, TensorType, ValueType, declared_type, type_str
 from graphlsp.ops.registry import shape_fn
@@ -161,7 +162,10 @@ def if_op(ctx: InferenceContext) -> None:
     if len(then_g.outputs) != len(else_g.outputs):
         raise ctx.fail("GL317", f"then_branch returns {len(then_g.outputs)} outputs but else_branch "
                        f"{len(else_g.outputs)}")  # fmt: skip
+    ctx.refiner.splits.pop(ctx.node, None)
     cond = _known_cond(ctx, 0)
+    if cond is None:
+        cond = ctx.refiner.assumed.get(ctx.node)  # a case inferred apart (infer/branches.py)
     if cond is not None:  # the branch not taken is dead code: no types, no findings from it
         taken, dead = (then_g, else_g) if cond else (else_g, then_g)
         ctx.refiner.forget_graph(dead)
@@ -180,6 +184,10 @@ def if_op(ctx: InferenceContext) -> None:
     if len(then_t) != ctx.n_outputs:
         raise ctx.fail("GL317", f"has {ctx.n_outputs} outputs but its branches return {len(then_t)}")
     _one_branch_contradictions(ctx, then_g.outputs, else_g.outputs)
+    if any(_ranks_differ(a, b) for a, b in zip(then_t, else_t, strict=True)):
+        relation = _relation(ctx.refiner, ctx.node.inputs[0] if ctx.node.inputs else None)
+        if relation is not None:
+            ctx.refiner.splits[ctx.node] = relation
     for i, (a, b) in enumerate(zip(then_t, else_t, strict=True)):
         if type_conflict(a, b):
             ctx.error("GL317", f"output {i} is {type_str(a)} in then_branch but {type_str(b)} in else_branch")
@@ -188,6 +196,72 @@ def if_op(ctx: InferenceContext) -> None:
         if ty is not None:
             ctx.set_output_type(i, ty)
             _branch_value(ctx, i, then_g.outputs[i], else_g.outputs[i], cond)
+
+
+def _ranks_differ(a: ValueType, b: ValueType) -> bool:
+    return (isinstance(a, TensorType) and isinstance(b, TensorType) and a.shape is not None and b.shape is not None
+            and len(a.shape) != len(b.shape))  # fmt: skip
+
+
+_PASS_ONE = ("Identity", "Squeeze", "Unsqueeze", "Reshape", "Flatten")  # one element in, the same element out
+
+
+def _relation(refiner: Refiner, value: Value | None) -> tuple[Condition, Condition] | None:
+    """A boolean value as a relation of dims (torch's `Equal(Shape(x)[d], 1)` for `x.squeeze(d)`): the condition
+    that holds when it is true, and the one that holds when it is false; None when it is no such relation."""
+    negate = False
+    for _ in range(8):
+        node = value.producer if value is not None else None
+        if node is None or node.domain not in ("", "ai.onnx") or not node.inputs:
+            return None
+        op = node.op_type
+        if op == "Not" or op in _PASS_ONE or (op == "Cast" and _elem(refiner, node.inputs[0]) == TensorProto.BOOL):
+            negate ^= op == "Not"
+            value = node.inputs[0]
+            continue
+        if op not in _COMPARISONS or len(node.inputs) != 2:
+            return None
+        a, b = _one_dim(refiner, node.inputs[0]), _one_dim(refiner, node.inputs[1])
+        if a is None or b is None or isinstance(a, int) and isinstance(b, int):
+            return None
+        when_true, when_false = _COMPARISONS[op](a, b)
+        return (when_false, when_true) if negate else (when_true, when_false)
+    return None
+
+
+def _elem(refiner: Refiner, value: Value | None) -> int | None:
+    x = refiner.values.get(value) if value is not None else None
+    return x.type.elem if x is not None and isinstance(x.type, TensorType) else None
+
+
+def _one_dim(refiner: Refiner, value: Value | None) -> Dim:
+    """The one element of an int value, as a dim (a shape value's, or a constant's)."""
+    x = refiner.values.get(value) if value is not None else None
+    if x is None:
+        return None
+    if x.sv is not None:
+        return x.sv[0] if len(x.sv) == 1 else None
+    if x.const is not None and x.const.size == 1 and x.const.dtype.kind in "iu":
+        return int(x.const.reshape(-1)[0])
+    return None
+
+
+def _below(a: Dim, b: Dim) -> Condition:
+    """a < b"""
+    return Condition(d.add(a, 1), b, at_most=True)
+
+
+def _differ(a: Dim, b: Dim) -> Condition:
+    return Condition(d.add(a, 1), b, at_most=True, others=(_below(b, a),))
+
+
+_COMPARISONS: dict[str, Callable[[Dim, Dim], tuple[Condition, Condition]]] = {
+    "Equal": lambda a, b: (Condition(a, b), _differ(a, b)),
+    "Greater": lambda a, b: (_below(b, a), Condition(a, b, at_most=True)),
+    "Less": lambda a, b: (_below(a, b), Condition(b, a, at_most=True)),
+    "GreaterOrEqual": lambda a, b: (Condition(b, a, at_most=True), _below(a, b)),
+    "LessOrEqual": lambda a, b: (Condition(a, b, at_most=True), _below(b, a)),
+}
 
 
 def _one_branch_contradictions(ctx: InferenceContext, then_out: list[Value], else_out: list[Value]) -> None:

@@ -104,7 +104,9 @@ def window_dims(ctx: InferenceContext, x: tuple[Dim, ...], kernel: list[Dim], po
         if pool and (got := _runtime_pool_count(ctx, i, size, span, strides[i], pads[i], ceil)) is not None:
             out.append(got)
             continue
-        _check_fits(ctx, i, size, span, pads[i])
+        if pool and not isinstance(size, int):  # past the input onnxruntime's count is not the spec's
+            ctx.refiner.unifier.exact_within(span, d.add(size, pads[i][0] + pads[i][1]))
+        _check_fits(ctx, i, size, span, pads[i], assume=not pool)
         out.append(_window_count(size, span, strides[i], pads[i], ceil))
     return out
 
@@ -135,9 +137,14 @@ def _runtime_pool_count(ctx: InferenceContext, axis: int, size: Dim, span: Dim, 
     return count
 
 
-def _check_fits(ctx: InferenceContext, axis: int, size: Dim, span: Dim, pads: tuple[int, int]) -> None:
+def _check_fits(ctx: InferenceContext, axis: int, size: Dim, span: Dim, pads: tuple[int, int],
+                assume: bool = True) -> None:  # fmt: skip
+    """The kernel within the padded input: an error where it is not, a condition on the sizes where that depends
+    on them (`assume`: not for pooling, which onnxruntime runs with a kernel past the input)."""
     padded = d.add(size, pads[0] + pads[1])
     room = d.sub(padded, span)
+    if assume and room is not None and not isinstance(room, int):
+        ctx.refiner.unifier.require(span, padded, at_most=True)
     if isinstance(room, int) and room < 0:
         what = f"{d.to_str(size)} + pads {pads[0]}+{pads[1]}" if any(pads) else d.to_str(size)
         raise ctx.fail("GL306", f"kernel extent {d.to_str(span)} is larger than the padded input "

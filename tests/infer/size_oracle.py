@@ -66,6 +66,8 @@ def _dim(name: str, sizes: dict[str, int]) -> int:
 
 
 def _feeds(session: object, sizes: dict[str, int], given: dict | None = None) -> dict[str, np.ndarray]:
+    """Inputs of those sizes: masks all ones, positions 0..n-1, token ids words of a text (4-63: no padding or other
+    special token, which roberta's positions skip), other ints small."""
     rng = np.random.default_rng(0)
     feeds = {}
     for i in session.get_inputs():  # type: ignore[attr-defined]
@@ -81,6 +83,7 @@ def _feeds(session: object, sizes: dict[str, int], given: dict | None = None) ->
         elif "int64" in i.type:
             feeds[i.name] = (np.ones(shape, np.int64) if "mask" in i.name else
                              np.broadcast_to(np.arange(shape[-1]), shape).astype(np.int64) if "position" in i.name
+                             else rng.integers(4, 64, shape).astype(np.int64) if i.name.endswith("input_ids")
                              else rng.integers(0, 4, shape).astype(np.int64))  # fmt: skip
         elif "float16" in i.type:
             feeds[i.name] = rng.standard_normal(shape).astype(np.float16)

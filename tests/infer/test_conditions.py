@@ -157,3 +157,12 @@ def test_a_disjunction_holds_where_one_of_its_relations_does() -> None:
         assert sol.contains(v) == (v == 1 or v % 2 == 0 or v <= 5) == holds_at(cond, {"S": v}), v
     assert sol.counterexample() == 7 and "or" in cond.equation()
     assert reduced(cond) == cond  # no common factor divided out of one alternative (`P == 0` is not `1 == 0`)
+
+
+def test_a_kernel_within_a_strided_input() -> None:
+    """wav2vec2's second conv: kernel 3 within floor(sequence/5) - 1 (below 1 under 10, where the kernel does not
+    fit either: a constant at most a side below 1 fails there, nothing degenerate)."""
+    x = d.sub(d.floordiv(H, 5), 1)
+    sol = solve(Condition(3, x, at_most=True), "height")
+    assert sol is not None and sol.describe("height") == "height must be at least 20"
+    assert not any(sol.contains(v) for v in range(1, 20)) and all(sol.contains(v) for v in range(20, N))
