@@ -321,24 +321,29 @@ class WindowLexer:
 
 
 _POSITIONS = frozenset(("start", "end", "elem_start"))  # the position fields of the attributes' tree classes
-_FIELDS: dict[type, tuple[str, ...]] = {}
+_SHARED = frozenset((str, int, float, bool, type(None), tuple))  # values a copy shares (they cannot change)
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
 
 
 def shifted(x: Any, d: int) -> Any:
     """A copy of a tree element (an attribute and what it holds) `d` characters further on; values that are not
-    tree elements (names' text, numbers' values, None, tuples) are shared."""
+    tree elements (names' text, numbers' values, None, tuples, Numbers) are shared."""
     cls = type(x)
     if cls is list:
-        return [shifted(v, d) for v in x]
-    fields = _FIELDS.get(cls)
+        return [v if type(v) in _SHARED else shifted(v, d) for v in x]
+    fields = _FIELDS.get(cls, ())
+    if fields == ():
+        fields = _FIELDS[cls] = cls.__slots__ if cls.__module__ == t.__name__ and cls is not t.Numbers else None
     if fields is None:
-        if cls.__module__ != t.__name__ or cls is t.Numbers:
-            return x
-        fields = _FIELDS[cls] = cls.__slots__
+        return x
     new = object.__new__(cls)
     for name in fields:
         v = getattr(x, name)
-        setattr(new, name, v + d if name in _POSITIONS else shifted(v, d))
+        if name in _POSITIONS:
+            v += d
+        elif type(v) not in _SHARED:
+            v = shifted(v, d)
+        setattr(new, name, v)
     return new
 
 
