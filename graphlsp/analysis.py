@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING
 
 from graphlsp.graph.core import Model, Node
 from graphlsp.graph.findings import Finding
-from graphlsp.infer.contracts import condition_findings
-from graphlsp.infer.declared import grouped_annotations
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.infer.sizes import InputSizes
 from graphlsp.lazymodule import lazy_module
@@ -148,6 +146,9 @@ class ModelAnalysis:
         self.refiner.run()
 
     def findings(self) -> list[Finding]:
+        from graphlsp.infer.contracts import condition_findings
+        from graphlsp.infer.declared import grouped_annotations
+
         out = [*self._load_findings, *self.refiner.findings(), *condition_findings(self.refiner),
                *self.fold_plan().findings()]
         out.sort(key=lambda f: (_node_key(f.node), f.code))
@@ -296,6 +297,8 @@ class Analysis:
             related = [(m, s + (p.origin if p else 0), e + (p.origin if p else 0)) for m, p, s, e in a.related]
             out.append(Finding(f.code, f.message, a.start + o, a.end + o, f.severity, related, f.kind))
         out.extend(self.refiner.findings())
+        from graphlsp.infer.contracts import condition_findings  # (a fold needs no findings: imported here)
+
         out.extend(condition_findings(self.refiner))
         if fold:
             out.extend(self.fold_plan().findings())
