@@ -6,8 +6,10 @@ are retyped to a keyword terminal (a type name, a type constructor, inf/nan) onl
 accepts that terminal: this reproduces onnx's look-ahead (`NextIsType`), so `float` is a type in `(float x)` but a
 value name in `float = Relu(x)`.
 
-Statements of the simplest form (`y = Op (x)` on one line) that follow one another are one token, their nodes built
-here at once (see NodesToken): the parser's steps per statement were most of the parse of a large graph.
+Statements of the simplest form (`[label] y = Op <axis: int = 1> (x)` on one line: a label or none, attributes of
+the plain forms onnx's printer writes or none) that follow one another are one token, their nodes built here at
+once (see NodesToken), their attributes by the tree builder's own rules (`WindowLexer._attributes`, each text once
+per parse): the parser's steps per statement were most of the parse of a large graph.
 
 Nothing here imports lark (a tenth of a start-up): tokens are our own `Token` (what lark's Token holds, and a str
 as lark's is), and a character no token starts with raises `BadCharacter`, which grammar.py's lexer for lark's
@@ -224,7 +226,6 @@ class WindowLexer:
             else:
                 return
 
-
     def _simple(self, text: str, m: re.Match[str]) -> t.Node | None:
         """The node of a match of SIMPLE_NODE, or None when its attributes are for the grammar to read."""
         if m.start("attrs") < 0:
@@ -273,7 +274,7 @@ class WindowLexer:
                 return rule([take(""), take("NUMBER")])
             return rule([take("NUMBER")])
 
-        def bracketed(item: Any, close: str) -> list[Any] | None:  # `[` or `{`, items, then `]` or `}`
+        def bracketed(item: Any, close: str) -> list[Any]:  # `[` or `{`, items, then `]` or `}`
             out: list[Any] = [take("")]
             if toks[i][1] == close:
                 out.append(None)  # maybe_placeholders: an empty `[...]` holds a None
@@ -308,7 +309,7 @@ class WindowLexer:
                 else:
                     ty = b.tensor_type([elem])
                 data = bracketed(lambda: signed(b.literal), "}")
-                if data is None or sum(1 for x in data if type(x) is not Token) >= 16:  # NUMBERS: read as a whole
+                if sum(1 for x in data if type(x) is not Token) >= 16:  # the grammar's NUMBERS: one token
                     return None
                 parts.append(b.tensor_value([ty, b.brace_data(data)]))
             children.append(b.attr(parts))
