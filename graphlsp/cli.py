@@ -946,6 +946,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     than `serve` ends the process at once when it is done: freeing a large model's objects one by one would add a
     third to the run (1.6 s of 5 on a 100k-node file), and the operating system takes the memory back anyway."""
     args = parse_args(argv)
+    if argv is None:
+        # numpy's OpenBLAS starts a thread per core when it is imported (CPU time a loaded machine feels: a tenth of
+        # a second on 2 cores), for products graphlsp's runner never makes (its values are small: fold-size-cap);
+        # one thread, unless the user chose. Only the process's own command line: a caller's environment is theirs.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if argv is None and _one_file(args):
         # One model, then the process ends: the cyclic collector would only walk the model's millions of objects
         # once more after its analysis (a full collection: a sixth of the run on a 100k-node file) to free what
@@ -956,7 +961,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     code = _run(args)
     if argv is None and args.command != "serve":
         import contextlib
-        import os
 
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(BrokenPipeError, ValueError):

@@ -147,3 +147,32 @@ def test_the_common_fold_lines_need_no_argparse() -> None:
 
     for line in (["a.onnxtxt"], ["a.onnxtxt", "-o", "b.onnxtxt"], ["-o", "b.onnx", "a.onnx"]):
         assert cli._plain_fold(["fold", *line]) is not None
+
+
+_BLAS_PROBE = """
+import os, sys
+import graphlsp.cli as cli
+
+def probe(args):
+    import numpy  # noqa: F401  # OpenBLAS starts its threads here
+    tasks = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
+    print(tasks, os.environ.get("OPENBLAS_NUM_THREADS"))
+    return 0
+
+cli._run = probe
+sys.argv = ["graphlsp", "fold", "model.onnxtxt"]
+cli.main()
+"""
+
+
+def test_a_command_starts_one_blas_thread_unless_the_user_chose() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", _BLAS_PROBE], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "1"]  # the process's only thread: numpy's products are small here
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    out = subprocess.run([sys.executable, "-c", _BLAS_PROBE], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[1] == "2"
