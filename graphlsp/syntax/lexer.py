@@ -59,7 +59,9 @@ _NAMES = _NAME + r"(?:[ \t]*+,[ \t]*+" + _NAME + r")*+"
 _SP = r"[ \t]*+"
 _WORD = r"[A-Za-z_][A-Za-z0-9_]*+"
 _SIGNED = r"-?[0-9]++(?:\.[0-9]*+)?(?:[eE][+-]?[0-9]++)?"  # MINUS right before a NUMBER (as _TOKEN reads it)
-_SIGNED_LIST = "(?:" + _SIGNED + "(?:" + _SP + "," + _SP + _SIGNED + ")*+)?+"
+# at most 15 numbers: 16 or more are the grammar's NUMBERS, and a weight of a million numbers is not read here (the
+# regex stops after 15 instead of running over the data before the attributes are refused)
+_SIGNED_LIST = "(?:" + _SIGNED + "(?:" + _SP + "," + _SP + _SIGNED + "){0,14}+)?+"
 _DIMS = r"\[" + _SP + r"(?:-?[0-9]++(?:" + _SP + "," + _SP + r"-?[0-9]++)*+)?+" + _SP + r"\]"
 _VALUE = ("(?:" + _SIGNED + r'|"[^"\\\r\n]*+"|\[' + _SP + _SIGNED + "(?:" + _SP + "," + _SP + _SIGNED + ")*+" + _SP
           + r"\]|" + _WORD + _SP + "(?:" + _DIMS + _SP + r")?+\{" + _SP + _SIGNED_LIST + _SP + r"\})")  # fmt: skip

@@ -153,3 +153,14 @@ def test_a_run_of_statements_with_attributes_is_one_token() -> None:
     assert first.type == "SIMPLE_NODE" and [n.op.op_type for n in first.nodes] == ["Constant", "Transpose", "Cast"]
     assert [a.name.value for n in first.nodes for a in n.attributes] == ["value", "perm", "to"]
     assert [m for m, _, _ in parser.builder.problems] == ["the attribute is declared INT but the value is FLOAT"]
+
+
+def test_a_weight_in_a_statement_s_attributes_is_left_to_the_grammar(monkeypatch: pytest.MonkeyPatch) -> None:
+    """16 numbers or more are NUMBERS, one token: the simple form never reads them number by number (a 10 MB
+    weight on one line took the lexer 5 s and 800 MB before it gave up on the form)."""
+    built = []
+    build = lexer.WindowLexer._build_attributes
+    monkeypatch.setattr(lexer.WindowLexer, "_build_attributes", lambda self, *a: built.append(1) or build(self, *a))
+    doc = SyntaxDocument(one_line(20_000))
+    node = next(p.value for p in doc.pieces if p.kind == "node" and p.value.op.op_type == "Constant")
+    assert isinstance(node.attributes[0].value.data.values, t.Numbers) and not built
