@@ -24,7 +24,8 @@ TEXTS = {
     **example_texts(),
     "shapes.onnxtxt": """<ir_version: 8, opset_import: ["" : 18, "com.x" : 1], producer_name: "t",
   metadata_props: ["a": "b"]>
-g (float[N, "M+1", ?] x, int64[] i, seq(float[2]) s, map(int64, float) m, float[2] w = {1.0, -2e3})
+g (float[N, "M+1", ?] x, int64[] i, seq(float[2]) s, map(int64, float) m, float[2] w = {1.0, -2e3},
+   sparse_tensor(float[2, 2]) sp, opaque(com.x, thing) q, opaque() q2, seq(seq(int64)) ss)
     => (float[] y, optional(seq(float)) o) <float[N] v, float z = {inf}> {
   [] a, , b = com.x.Op:ov <f: float = -1.5, s: string = "q\\"", t: tensor = int64[2] n {1, 2},
      l: ints = [1, -2], g: graph = h () => (float k) { k = Constant <value_float: float = -Inf> () }> (x, , w)
