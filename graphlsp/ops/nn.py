@@ -104,8 +104,8 @@ def window_dims(ctx: InferenceContext, x: tuple[Dim, ...], kernel: list[Dim], po
         if pool and (got := _runtime_pool_count(ctx, i, size, span, strides[i], pads[i], ceil)) is not None:
             out.append(got)
             continue
-        if pool and not isinstance(size, int):  # past the input onnxruntime's count is not the spec's
-            ctx.refiner.unifier.exact_within(span, d.add(size, pads[i][0] + pads[i][1]))
+        if pool and not isinstance(size, int) and not _fits_any(span, pads[i]):  # past the input onnxruntime's
+            ctx.refiner.unifier.exact_within(span, d.add(size, pads[i][0] + pads[i][1]))  # count is not the spec's
         _check_fits(ctx, i, size, span, pads[i], assume=not pool)
         out.append(_window_count(size, span, strides[i], pads[i], ceil))
     return out
@@ -137,13 +137,18 @@ def _runtime_pool_count(ctx: InferenceContext, axis: int, size: Dim, span: Dim, 
     return count
 
 
+def _fits_any(span: Dim, pads: tuple[int, int]) -> bool:
+    """Whether the kernel fits every input of at least 1 (3 with pads 1 and 1): no condition to note."""
+    return isinstance(span, int) and span - pads[0] - pads[1] <= 1
+
+
 def _check_fits(ctx: InferenceContext, axis: int, size: Dim, span: Dim, pads: tuple[int, int],
                 assume: bool = True) -> None:  # fmt: skip
     """The kernel within the padded input: an error where it is not, a condition on the sizes where that depends
     on them (`assume`: not for pooling, which onnxruntime runs with a kernel past the input)."""
     padded = d.add(size, pads[0] + pads[1])
     room = d.sub(padded, span)
-    if assume and room is not None and not isinstance(room, int):
+    if assume and room is not None and not isinstance(room, int) and not _fits_any(span, pads):
         ctx.refiner.unifier.require(span, padded, at_most=True)
     if isinstance(room, int) and room < 0:
         what = f"{d.to_str(size)} + pads {pads[0]}+{pads[1]}" if any(pads) else d.to_str(size)
