@@ -13,8 +13,8 @@ and raises its exception (the token, the expected terminals, the interactive par
 A text that parses never imports lark (a tenth of a second of a start-up, its import and its cached analysis):
 the table, the terminals' words and each rule's shaping of its children (lark's child filters, `?rule`'s single
 child, placeholders for `[...]`) are kept as plain data (`Table`) in the user's cache directory, keyed by a hash of
-the grammar text, and made once from lark's analysis (itself cached by lark, keyed the same way). lark is imported
-when a text does not parse (`Parser.lark`), to describe the error.
+the grammar text and of lark's installed build, and made once from lark's analysis (itself cached by lark). lark is
+imported when a text does not parse (`Parser.lark`), to describe the error.
 """
 
 from __future__ import annotations
