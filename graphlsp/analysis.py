@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING
 
 from graphlsp.graph.core import Model, Node
 from graphlsp.graph.findings import Finding
-from graphlsp.infer.contracts import condition_findings
-from graphlsp.infer.declared import grouped_annotations
 from graphlsp.infer.refiner import ShapeRefiner
 from graphlsp.infer.sizes import InputSizes
 from graphlsp.lazymodule import lazy_module
@@ -148,6 +146,9 @@ class ModelAnalysis:
         self.refiner.run()
 
     def findings(self) -> list[Finding]:
+        from graphlsp.infer.contracts import condition_findings
+        from graphlsp.infer.declared import grouped_annotations
+
         out = [*self._load_findings, *self.refiner.findings(), *condition_findings(self.refiner),
                *self.fold_plan().findings()]
         out.sort(key=lambda f: (_node_key(f.node), f.code))
@@ -296,6 +297,8 @@ class Analysis:
             related = [(m, s + (p.origin if p else 0), e + (p.origin if p else 0)) for m, p, s, e in a.related]
             out.append(Finding(f.code, f.message, a.start + o, a.end + o, f.severity, related, f.kind))
         out.extend(self.refiner.findings())
+        from graphlsp.infer.contracts import condition_findings  # (a fold needs no findings: imported here)
+
         out.extend(condition_findings(self.refiner))
         if fold:
             out.extend(self.fold_plan().findings())
@@ -376,6 +379,10 @@ warm_up (float[batch, seq, 16] x, float[16, 48] w, float[48] b, int64[batch, seq
 def warm_up() -> None:
     """Pay once-per-process costs before the first document: the grammar's parse table, the op registry, onnx's
     schemas and the modules the shape rules and the runner import on first use (a language server does this while
-    it starts, so that opening a file costs only that file)."""
+    it starts, so that opening a file costs only that file), and lark's own parser, which describes a syntax
+    error (a text that parses does not need it: the first half-typed line would pay for it)."""
+    from graphlsp.syntax.grammar import get_parser
+
     analysis = Analysis(_WARM_UP_MODEL)
     analysis.findings()
+    get_parser().lark  # noqa: B018  # made when first read

@@ -683,9 +683,7 @@ def _cost(args: argparse.Namespace) -> int:
 def _fold(args: argparse.Namespace) -> int:
 
     from graphlsp.lint.config import ConfigError, load_settings
-    from graphlsp.lint.diagnostics import collect
     from graphlsp.lint.fold import fold_text
-    from graphlsp.lint.output import format_text
     from graphlsp.source import is_binary, read_source
     from graphlsp.syntax.document import SyntaxDocument
 
@@ -716,6 +714,9 @@ def _fold(args: argparse.Namespace) -> int:
         return EXIT_ERRORS
     doc = SyntaxDocument(source.text)
     if doc.problems:  # folding a file that does not parse would guess at its meaning
+        from graphlsp.lint.diagnostics import collect
+        from graphlsp.lint.output import format_text  # (with urllib: only to report)
+
         sys.stderr.write(format_text(d for d in collect(doc, args.file) if d.code.startswith("GL1")))
         return EXIT_ERRORS
     run = fold_text(doc, cap)  # the document parsed above: a file is parsed once
@@ -903,11 +904,36 @@ def _plain_cost(args: list[str]) -> Any:
     return SimpleNamespace(**out)
 
 
+def _plain_fold(args: list[str]) -> Any:
+    """`fold FILE`, `fold FILE -o OUT` (or --output, before or after FILE), parsed as argparse parses it, without
+    argparse (4 ms of a fold's start); None for anything else, which argparse parses and explains."""
+    if not args or args[0] != "fold":
+        return None
+    out: dict[str, Any] = {"command": "fold", "func": _fold, "output": None, "size_cap": None}
+    files: list[str] = []
+    i = 1
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-o", "--output") and out["output"] is None and i + 1 < len(args) and not args[i + 1].startswith(
+                "-"):  # fmt: skip
+            out["output"] = args[i + 1]
+            i += 2
+            continue
+        if arg.startswith("-") or files:
+            return None
+        files.append(arg)
+        i += 1
+    if len(files) != 1:
+        return None
+    out["file"] = files[0]
+    return SimpleNamespace(**out)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The parsed command line: the usual `check` and `cost` command lines here, anything else by argparse
+    """The parsed command line: the usual `check`, `cost` and `fold` command lines here, anything else by argparse
     (`graphlsp.cli_parser`)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    fast = _plain_check(args) or _plain_cost(args)
+    fast = _plain_check(args) or _plain_cost(args) or _plain_fold(args)
     if fast is not None:
         return fast  # type: ignore[no-any-return]
     from graphlsp.cli_parser import parse
@@ -920,6 +946,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     than `serve` ends the process at once when it is done: freeing a large model's objects one by one would add a
     third to the run (1.6 s of 5 on a 100k-node file), and the operating system takes the memory back anyway."""
     args = parse_args(argv)
+    if argv is None:
+        # numpy's OpenBLAS starts a thread per core when it is imported (CPU time a loaded machine feels: a tenth of
+        # a second on 2 cores), for products graphlsp's runner never makes (its values are small: fold-size-cap);
+        # one thread, unless the user chose. Only the process's own command line: a caller's environment is theirs.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if argv is None and _one_file(args):
         # One model, then the process ends: the cyclic collector would only walk the model's millions of objects
         # once more after its analysis (a full collection: a sixth of the run on a 100k-node file) to free what
@@ -930,7 +961,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     code = _run(args)
     if argv is None and args.command != "serve":
         import contextlib
-        import os
 
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(BrokenPipeError, ValueError):

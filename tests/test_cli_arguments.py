@@ -118,3 +118,61 @@ def test_the_common_check_lines_need_no_argparse() -> None:
 
     for line in (["a.onnx"], ["--no-cache", "--quiet", "a.onnx"], ["--format", "github", "."], []):
         assert cli._plain_check(["check", *line]) is not None
+
+
+_FOLD_LINES = [
+    ["a.onnxtxt"], ["a.onnxtxt", "-o", "b.onnxtxt"], ["-o", "b.onnxtxt", "a.onnxtxt"], ["a", "--output", "b"],
+    ["a", "-o", "-"], ["a", "-o", "b", "-o", "c"], ["a", "b"], [], ["a", "-o"], ["a", "--size-cap", "9"], ["-"],
+    ["a", "-ob"], ["a", "--output=b"], ["--", "a"], ["a", "--out", "b"],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", _FOLD_LINES, ids=lambda line: " ".join(line) or "(none)")
+def test_the_fold_line_read_without_argparse_is_argparse_s(line: list[str]) -> None:
+    from graphlsp import cli
+    from graphlsp.cli_parser import build_parser
+
+    fast = cli._plain_fold(["fold", *line])
+    try:
+        full = vars(build_parser(cli._FUNCS).parse_args(["fold", *line]))
+    except SystemExit:
+        full = None
+    if fast is None:
+        return
+    assert full is not None and vars(fast) == full
+
+
+def test_the_common_fold_lines_need_no_argparse() -> None:
+    from graphlsp import cli
+
+    for line in (["a.onnxtxt"], ["a.onnxtxt", "-o", "b.onnxtxt"], ["-o", "b.onnx", "a.onnx"]):
+        assert cli._plain_fold(["fold", *line]) is not None
+
+
+_BLAS_PROBE = """
+import os, sys
+import graphlsp.cli as cli
+
+def probe(args):
+    import numpy  # noqa: F401  # OpenBLAS starts its threads here
+    tasks = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 1
+    print(tasks, os.environ.get("OPENBLAS_NUM_THREADS"))
+    return 0
+
+cli._run = probe
+sys.argv = ["graphlsp", "fold", "model.onnxtxt"]
+cli.main()
+"""
+
+
+def test_a_command_starts_one_blas_thread_unless_the_user_chose() -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    out = subprocess.run([sys.executable, "-c", _BLAS_PROBE], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "1"]  # the process's only thread: numpy's products are small here
+    env["OPENBLAS_NUM_THREADS"] = "2"
+    out = subprocess.run([sys.executable, "-c", _BLAS_PROBE], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[1] == "2"

@@ -9,7 +9,6 @@ other byte of the file (comments, layout, order) is left as it was.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from graphlsp.graph.core import Graph, Node, Value
@@ -25,12 +24,34 @@ if TYPE_CHECKING:
 Edit = tuple[int, int, str]
 
 
-@dataclass(slots=True)
 class FoldResult:
-    edits: list[Edit] = field(default_factory=list)
-    folded: int = 0  # nodes whose values became constants
-    constants: int = 0  # Constant nodes written
-    removed: int = 0  # nodes that went without a replacement (unused folds and what only fed folds)
+    __slots__ = ("edits", "folded", "constants", "removed")
+
+    edits: list[Edit]
+    folded: int  # nodes whose values became constants
+    constants: int  # Constant nodes written
+    removed: int  # nodes that went without a replacement (unused folds and what only fed folds)
+
+    def __init__(self, edits: list[Edit] | None = None, folded: int = 0, constants: int = 0, removed: int = 0) -> None:
+        self.edits = [] if edits is None else edits
+        self.folded = folded
+        self.constants = constants
+        self.removed = removed
+
+    def __repr__(self) -> str:
+        return (
+            f"FoldResult(edits={self.edits!r}, folded={self.folded!r}, constants={self.constants!r}, "
+            f"removed={self.removed!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.edits, self.folded, self.constants, self.removed)
+        theirs = (other.edits, other.folded, other.constants, other.removed)  # type: ignore[attr-defined]
+        return mine == theirs
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
 
 def _layout(a: Analysis | ModelAnalysis, only: set[Node] | None = None,
@@ -187,11 +208,29 @@ def apply(text: str, edits: list[Edit]) -> str:
     return "".join(pieces)
 
 
-@dataclass(slots=True)
 class FoldRun:
+    __slots__ = ("text", "result", "seconds")
+
     text: str
     result: FoldResult
     seconds: float  # analysis, plan and rewrite
+
+    def __init__(self, text: str, result: FoldResult, seconds: float) -> None:
+        self.text = text
+        self.result = result
+        self.seconds = seconds
+
+    def __repr__(self) -> str:
+        return f"FoldRun(text={self.text!r}, result={self.result!r}, seconds={self.seconds!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.text, self.result, self.seconds)
+        theirs = (other.text, other.result, other.seconds)  # type: ignore[attr-defined]
+        return mine == theirs
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
 
 def fold_text(text: str | SyntaxDocument, size_cap: int | None = None) -> FoldRun:

@@ -1,10 +1,10 @@
-"""Builds `tree.py` objects from lark's reductions (an inline Transformer: no lark Tree is ever made).
+"""Builds `tree.py` objects from the parser's reductions (an inline transformer: no lark Tree is ever made).
 
 Checks that the grammar leaves to the meaning of a token (an int where onnx wants an int, a known header key,
 a known attribute type, map's key type) are recorded in `problems` rather than raised, so one mistake does not
 lose the rest of the statement.
 
-A token's text is read as `tok.value` (a plain str), which is cheaper than str(tok) on lark's str subclass.
+A token's text is read as `tok.value` (a plain str), which is cheaper than str(tok) on the str subclass.
 """
 
 from __future__ import annotations
@@ -13,10 +13,9 @@ import math
 import re
 from typing import Any
 
-from lark import Token, Transformer
-
 from graphlsp.syntax import semantics as sem
 from graphlsp.syntax import tree as t
+from graphlsp.syntax.tokens import Token
 
 ATTRIBUTE_TYPES = {
     "float", "int", "string", "tensor", "graph", "sparse_tensor", "type_proto",
@@ -113,17 +112,21 @@ def _names(text: str, at: int) -> list[t.Name | None]:
 _NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*|"[^"]*"')
 
 
-def simple_node(m: re.Match[str]) -> t.Node:
-    """The node of a match of the lexer's SIMPLE_NODE (on the whole text), as the rules above build it from the
-    same statement token by token."""
-    outs, op_text, ins = m.group("outs", "op", "ins")
-    at = m.start()
+def simple_node(m: re.Match[str], attributes: list[t.Attribute]) -> t.Node:
+    """The node of a match of the lexer's SIMPLE_NODE (on the whole text) and its attributes (built by the lexer),
+    as the rules below build it from the same statement token by token."""
+    outs, op_text, ins, label_text = m.group("outs", "op", "ins", "label")
     op_start = m.start("op")
     dot = op_text.rfind(".")
     op = t.OpRef(op_text[:dot] if dot >= 0 else "", op_text[dot + 1 :], "", op_start, op_start + len(op_text),
                  op_start + dot + 1)  # fmt: skip
-    return t.Node(None, _names(outs, at), op, [], _names(ins, m.start("ins")), at, m.end(),
-                  inputs_start=m.start("lpar"))  # fmt: skip
+    outputs = _names(outs, m.start("outs"))
+    inputs = _names(ins, m.start("ins"))
+    if m.start("lsq") < 0:
+        return t.Node(None, outputs, op, attributes, inputs, m.start(), m.end(), inputs_start=m.start("lpar"))
+    label = _names(label_text, m.start("label"))[0] if label_text is not None else None  # `[]`: a label, unnamed
+    return t.Node(label, outputs, op, attributes, inputs, m.start(), m.end(), inputs_start=m.start("lpar"),
+                  has_label=True)  # fmt: skip
 
 
 def _flat(items: list[Any]) -> list[Any]:
@@ -139,11 +142,11 @@ def _flat(items: list[Any]) -> list[Any]:
     return out
 
 
-class TreeBuilder(Transformer):  # type: ignore[type-arg]
-    """lark callbacks, one per grammar rule (and alias)."""
+class TreeBuilder:
+    """The reductions' callbacks, one per grammar rule (and alias), by the rule's name (grammar.py and lark both
+    look them up so; a rule without one makes a tree that its parent spreads out)."""
 
     def __init__(self) -> None:
-        super().__init__(visit_tokens=False)
         self.problems: list[tuple[str, int, int]] = []
         # while one text is parsed more than once (a full parse that fails, then its statements): the problems of
         # each long list of numbers (NUMBERS) by its place and type, so that its numbers are converted once

@@ -11,15 +11,15 @@ from __future__ import annotations
 import gc
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
-from typing import Any
-
-from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from typing import TYPE_CHECKING, Any
 
 from graphlsp.syntax import tree as t
 from graphlsp.syntax.grammar import get_parser
 from graphlsp.syntax.positions import LineIndex, line_end_at, split_lines
 from graphlsp.syntax.recovery import STRAY, Segment, Segmenter
+
+if TYPE_CHECKING:
+    from lark.exceptions import UnexpectedInput  # lark is imported only when a text does not parse (grammar.py)
 
 SYNTAX_ERROR = "GL101"
 PROTOBUF_TEXT = "GL102"
@@ -39,31 +39,92 @@ _PROTOBUF_TEXT = re.compile(
 )
 
 
-@dataclass(slots=True)
 class Problem:
     """A syntax diagnostic. Offsets are local to the piece that holds it (absolute once `shifted`)."""
+
+    __slots__ = ("code", "message", "start", "end", "related", "anchor", "tail")
 
     code: str
     message: str
     start: int
     end: int
-    related: list[tuple[str, int, int]] = field(default_factory=list)
-    anchor: int = -1  # when >= 0, the message is rendered as `{message} opened at L:C{tail}`
-    tail: str = ""
+    related: list[tuple[str, int, int]]
+    anchor: int  # when >= 0, the message is rendered as `{message} opened at L:C{tail}`
+    tail: str
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        start: int,
+        end: int,
+        related: list[tuple[str, int, int]] | None = None,
+        anchor: int = -1,
+        tail: str = "",
+    ) -> None:
+        self.code = code
+        self.message = message
+        self.start = start
+        self.end = end
+        self.related = [] if related is None else related
+        self.anchor = anchor
+        self.tail = tail
+
+    def __repr__(self) -> str:
+        return (
+            f"Problem(code={self.code!r}, message={self.message!r}, start={self.start!r}, end={self.end!r}, "
+            f"related={self.related!r}, anchor={self.anchor!r}, tail={self.tail!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.code, self.message, self.start, self.end, self.related, self.anchor, self.tail)
+        theirs = (other.code, other.message, other.start, other.end, other.related, other.anchor, other.tail)  # type: ignore[attr-defined]
+        return mine == theirs
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
 
-@dataclass(slots=True, eq=False)
 class Piece:
     """One top-level statement: header, graph_sig, node, graph_end, function_sig, function_end or error."""
+
+    __slots__ = ("kind", "start", "end", "block", "value", "problems", "failed", "origin")
 
     kind: str
     start: int
     end: int
     block: int
-    value: Any = None
-    problems: list[Problem] = field(default_factory=list)
-    failed: bool = False  # the statement did not parse (value is None or a repaired parse)
-    origin: int = 0
+    value: Any
+    problems: list[Problem]
+    failed: bool  # the statement did not parse (value is None or a repaired parse)
+    origin: int
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        block: int,
+        value: Any = None,
+        problems: list[Problem] | None = None,
+        failed: bool = False,
+        origin: int = 0,
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.block = block
+        self.value = value
+        self.problems = [] if problems is None else problems
+        self.failed = failed
+        self.origin = origin
+
+    def __repr__(self) -> str:
+        return (
+            f"Piece(kind={self.kind!r}, start={self.start!r}, end={self.end!r}, block={self.block!r}, "
+            f"value={self.value!r}, problems={self.problems!r}, failed={self.failed!r}, origin={self.origin!r})"
+        )
 
     @property
     def abs_start(self) -> int:
@@ -74,9 +135,10 @@ class Piece:
         return self.origin + self.end
 
 
-@dataclass(slots=True)
 class Block:
     """The statements of the main graph (is_graph) or of one function."""
+
+    __slots__ = ("index", "is_graph", "sig", "nodes", "end")
 
     index: int
     is_graph: bool
@@ -84,18 +146,74 @@ class Block:
     nodes: list[Piece]
     end: Piece | None
 
+    def __init__(self, index: int, is_graph: bool, sig: Piece | None, nodes: list[Piece], end: Piece | None) -> None:
+        self.index = index
+        self.is_graph = is_graph
+        self.sig = sig
+        self.nodes = nodes
+        self.end = end
 
-@dataclass(slots=True)
+    def __repr__(self) -> str:
+        return (
+            f"Block(index={self.index!r}, is_graph={self.is_graph!r}, sig={self.sig!r}, nodes={self.nodes!r}, "
+            f"end={self.end!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.index, self.is_graph, self.sig, self.nodes, self.end)
+        theirs = (other.index, other.is_graph, other.sig, other.nodes, other.end)  # type: ignore[attr-defined]
+        return mine == theirs
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+
 class ReparseReport:
     """What an edit cost: "incremental" (only `pieces` statements, in [start, end) of the new text) or "full"."""
+
+    __slots__ = ("mode", "start", "end", "pieces", "reason", "old_pieces", "new_pieces")
 
     mode: str
     start: int
     end: int
     pieces: int
-    reason: str = ""
-    old_pieces: list[Piece] = field(default_factory=list)  # incremental: the statements replaced...
-    new_pieces: list[Piece] = field(default_factory=list)  # ...and what replaced them
+    reason: str
+    old_pieces: list[Piece]  # incremental: the statements replaced...
+    new_pieces: list[Piece]  # ...and what replaced them
+
+    def __init__(
+        self,
+        mode: str,
+        start: int,
+        end: int,
+        pieces: int,
+        reason: str = "",
+        old_pieces: list[Piece] | None = None,
+        new_pieces: list[Piece] | None = None,
+    ) -> None:
+        self.mode = mode
+        self.start = start
+        self.end = end
+        self.pieces = pieces
+        self.reason = reason
+        self.old_pieces = [] if old_pieces is None else old_pieces
+        self.new_pieces = [] if new_pieces is None else new_pieces
+
+    def __repr__(self) -> str:
+        return (
+            f"ReparseReport(mode={self.mode!r}, start={self.start!r}, end={self.end!r}, pieces={self.pieces!r}, "
+            f"reason={self.reason!r}, old_pieces={self.old_pieces!r}, new_pieces={self.new_pieces!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.mode, self.start, self.end, self.pieces, self.reason, self.old_pieces, self.new_pieces)
+        theirs = (other.mode, other.start, other.end, other.pieces, other.reason, other.old_pieces, other.new_pieces)  # type: ignore[attr-defined]
+        return mine == theirs
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
 
 def _describe(token: Any) -> str:
@@ -126,6 +244,8 @@ def _expected(names: set[str]) -> str:
 
 def lark_problem(err: UnexpectedInput, text: str, end: int) -> Problem:
     """A person-readable diagnostic from lark's exception."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedToken
+
     if isinstance(err, UnexpectedCharacters):
         pos = err.pos_in_stream or 0
         ch = text[pos] if pos < len(text) else ""
@@ -167,6 +287,8 @@ def _skipping_stray(text: str, start: int, end: int, symbol: str, err: Unexpecte
     """The parse of text[start:end] with the stray characters it stops at (`@@` half typed, recovery.STRAY) read as
     blanks, or None when it stops at anything else. The statement keeps its node, marked failed (its syntax error
     speaks for it): a keystroke's error costs the keystroke, not the statement's node and what reads it."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
     parser = get_parser()
     for _ in range(STRAY_SKIPS):
         if isinstance(err, UnexpectedCharacters):
@@ -300,6 +422,8 @@ class SyntaxDocument:
 
     def _parse_segment(self, seg: Segment, text: str | None = None) -> Piece:
         """The statement `seg` of `text` (the document's text unless given) parsed as a piece."""
+        from lark.exceptions import UnexpectedInput
+
         text = self.text if text is None else text
         piece = Piece(seg.kind, seg.start, seg.end, seg.block)
         for sp in seg.problems:

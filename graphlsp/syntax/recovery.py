@@ -11,7 +11,6 @@ what lets `document.py` reparse an edited region on its own.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 _SCAN = re.compile(
     r"""(?:[ \t\r\n\f\v]+|\#[^\r\n]*)*+(?:
@@ -32,38 +31,123 @@ CLOSERS = {v: k for k, v in OPENERS.items()}
 BRACKET_NAMES = {"(": "'('", "[": "'['", "{": "'{'", "<": "'<'"}
 
 
-@dataclass(slots=True)
 class Tok:
+    __slots__ = ("kind", "text", "start", "end")
+
     kind: str  # s (string), w (word), n (number), a (arrow), p (punctuation)
     text: str  # a run of numbers: its first
     start: int
     end: int
 
+    def __init__(self, kind: str, text: str, start: int, end: int) -> None:
+        self.kind = kind
+        self.text = text
+        self.start = start
+        self.end = end
 
-@dataclass(slots=True)
+    def __repr__(self) -> str:
+        return f"Tok(kind={self.kind!r}, text={self.text!r}, start={self.start!r}, end={self.end!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.kind, self.text, self.start, self.end)
+        theirs = (other.kind, other.text, other.start, other.end)  # type: ignore[attr-defined]
+        return mine == theirs
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+
 class SegProblem:
     """A problem found while cutting. When `anchor` >= 0 the message reads `{message} opened at L:C{tail}`,
     with L:C the anchor's position in the current text (rendered late, so an edit above it cannot stale it)."""
 
+    __slots__ = ("message", "start", "end", "related", "anchor", "tail")
+
     message: str
     start: int
     end: int
-    related: list[tuple[str, int, int]] = field(default_factory=list)
-    anchor: int = -1
-    tail: str = ""
+    related: list[tuple[str, int, int]]
+    anchor: int
+    tail: str
+
+    def __init__(
+        self,
+        message: str,
+        start: int,
+        end: int,
+        related: list[tuple[str, int, int]] | None = None,
+        anchor: int = -1,
+        tail: str = "",
+    ) -> None:
+        self.message = message
+        self.start = start
+        self.end = end
+        self.related = [] if related is None else related
+        self.anchor = anchor
+        self.tail = tail
+
+    def __repr__(self) -> str:
+        return (
+            f"SegProblem(message={self.message!r}, start={self.start!r}, end={self.end!r}, "
+            f"related={self.related!r}, anchor={self.anchor!r}, tail={self.tail!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.message, self.start, self.end, self.related, self.anchor, self.tail)
+        theirs = (other.message, other.start, other.end, other.related, other.anchor, other.tail)  # type: ignore[attr-defined]
+        return mine == theirs
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
 
-@dataclass(slots=True)
 class Segment:
     """A statement's extent. `symbol` is the grammar start symbol to parse it with (None: not parseable)."""
+
+    __slots__ = ("kind", "start", "end", "symbol", "block", "problems", "repair")
 
     kind: str  # header, graph_sig, node, graph_end, function_sig, function_end, error
     start: int
     end: int
     symbol: str | None
     block: int  # 0: the main graph, i + 1: function i
-    problems: list[SegProblem] = field(default_factory=list)
-    repair: str = ""  # closers to append so that a cut statement can still be parsed
+    problems: list[SegProblem]
+    repair: str  # closers to append so that a cut statement can still be parsed
+
+    def __init__(
+        self,
+        kind: str,
+        start: int,
+        end: int,
+        symbol: str | None,
+        block: int,
+        problems: list[SegProblem] | None = None,
+        repair: str = "",
+    ) -> None:
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.symbol = symbol
+        self.block = block
+        self.problems = [] if problems is None else problems
+        self.repair = repair
+
+    def __repr__(self) -> str:
+        return (
+            f"Segment(kind={self.kind!r}, start={self.start!r}, end={self.end!r}, symbol={self.symbol!r}, "
+            f"block={self.block!r}, problems={self.problems!r}, repair={self.repair!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        mine = (self.kind, self.start, self.end, self.symbol, self.block, self.problems, self.repair)
+        theirs = (other.kind, other.start, other.end, other.symbol, other.block, other.problems, other.repair)  # type: ignore[attr-defined]
+        return mine == theirs
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
 
 
 def tokenize(text: str, start: int = 0, end: int | None = None) -> list[Tok]:

@@ -2,23 +2,33 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
+from graphlsp.syntax import tree
 from graphlsp.syntax.document import SyntaxDocument
 
 _POSITION_FIELDS = {"start", "end", "elem_start", "op_start", "inputs_start"}
 
 
+def _fields(x: Any) -> tuple[str, ...] | None:
+    """The fields of a tree element (the tree's classes list them in `__slots__`); None for anything else
+    (Numbers is compared as it is)."""
+    cls = type(x)
+    if cls.__module__ != tree.__name__ or cls is tree.Numbers:
+        return None
+    return cls.__slots__  # type: ignore[no-any-return]
+
+
 def _dump(x: Any, origin: int) -> Any:
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+    fields = _fields(x)
+    if fields is not None:
         out = [type(x).__name__]
-        for f in dataclasses.fields(x):
-            v = getattr(x, f.name)
-            if f.name in _POSITION_FIELDS and isinstance(v, int):
-                out.append((f.name, v + origin))
+        for name in fields:
+            v = getattr(x, name)
+            if name in _POSITION_FIELDS and isinstance(v, int):
+                out.append((name, v + origin))
             else:
-                out.append((f.name, _dump(v, origin)))
+                out.append((name, _dump(v, origin)))
         return tuple(out)
     if isinstance(x, (list, tuple)):
         return tuple(_dump(v, origin) for v in x)
