@@ -12,7 +12,7 @@ _POSITION_FIELDS = {"start", "end", "elem_start", "op_start", "inputs_start"}
 
 def _fields(x: Any) -> tuple[str, ...] | None:
     """The fields of a tree element (the tree's classes list them in `__slots__`); None for anything else
-    (Numbers is compared as it is)."""
+    (Numbers is dumped apart: its text and place)."""
     cls = type(x)
     if cls.__module__ != tree.__name__ or cls is tree.Numbers:
         return None
@@ -25,11 +25,15 @@ def _dump(x: Any, origin: int) -> Any:
         out = [type(x).__name__]
         for name in fields:
             v = getattr(x, name)
-            if name in _POSITION_FIELDS and isinstance(v, int):
+            if name == "elem_start" and getattr(x, "elem", None) is None:
+                out.append((name, v))  # no element type: no position (0), whatever the piece's place
+            elif name in _POSITION_FIELDS and isinstance(v, int):
                 out.append((name, v + origin))
             else:
                 out.append((name, _dump(v, origin)))
         return tuple(out)
+    if isinstance(x, tree.Numbers):  # its text, and where its `{` is in the document
+        return ("Numbers", x.text, x.start + origin)
     if isinstance(x, (list, tuple)):
         return tuple(_dump(v, origin) for v in x)
     if isinstance(x, float) and x != x:
