@@ -20,15 +20,18 @@ _NOT_A_FAILURE = ("GL315",)  # a declaration inference contradicts: onnxruntime 
 
 
 def branch_conditions(refiner: ShapeRefiner) -> dict[Node, list[Condition]]:
-    """The condition each node needs of the input dims for an If before it to take the branch it can run after;
-    kept while nothing is inferred again (the editor asks at every edit)."""
+    """The condition each node needs of the input dims for an If before it to take the branch it can run after.
+    Kept while the same Ifs split and none of them, nor any node their cases inferred, is inferred again: an edit
+    elsewhere cannot change a case (a node the cases did not reach reads the same inputs in both), and the editor
+    asks at every edit."""
     if not refiner.splits:
         return {}
     kept = refiner.kept.get("branches")
-    if kept is not None and kept[0] == refiner.generation:
-        got: dict[Node, list[Condition]] = kept[1]
+    if kept is not None and kept[0] == refiner.splits and all(refiner.stamps.get(n, 0) <= kept[1] for n in kept[2]):
+        got: dict[Node, list[Condition]] = kept[3]
         return got
     out: dict[Node, list[Condition]] = {}
+    watched: set[Node] = set(refiner.splits)
     budget = len(refiner.contexts)  # node inferences for all the cases: about one pass over the model more
     for node, (when_true, when_false) in list(refiner.splits.items())[:MAX_SPLITS]:
         if node not in refiner.contexts:
@@ -36,8 +39,8 @@ def branch_conditions(refiner: ShapeRefiner) -> dict[Node, list[Condition]]:
         if budget <= 0:
             break
         try:
-            fails_true, spent = _failing(refiner, node, True)
-            fails_false, more = _failing(refiner, node, False)
+            fails_true, spent = _failing(refiner, node, True, watched)
+            fails_false, more = _failing(refiner, node, False, watched)
         except Exception:  # a case that cannot be inferred says nothing: the rest of the analysis stands
             import logging  # (here: logging imports threading, which a check does not need otherwise)
 
@@ -50,17 +53,18 @@ def branch_conditions(refiner: ShapeRefiner) -> dict[Node, list[Condition]]:
         for n in fails_false:
             if n not in fails_true:
                 out.setdefault(n, []).append(when_true)
-    refiner.kept["branches"] = (refiner.generation, out)
+    refiner.kept["branches"] = (dict(refiner.splits), refiner.generation, watched, out)
     return out
 
 
-def _failing(refiner: ShapeRefiner, node: Node, branch: bool) -> tuple[dict[Node, None], int]:
+def _failing(refiner: ShapeRefiner, node: Node, branch: bool, watched: set[Node]) -> tuple[dict[Node, None], int]:
     """The nodes with an error when `node` (an If) takes `branch` that they do not have otherwise, in the order
-    the refiner first inferred them; and how many nodes were inferred to find them."""
+    the refiner first inferred them; and how many nodes were inferred to find them (added to `watched`)."""
     fork = refiner.fork()
     fork.assumed[node] = branch
     fork.touched = set()
     fork.rerun([node])
+    watched |= fork.touched
     out: dict[Node, None] = {}
     for n, ctx in fork.contexts.items():
         if n in fork.touched and n is not node and _errors(ctx) - _errors(refiner.contexts.get(n)):

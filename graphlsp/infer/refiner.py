@@ -118,6 +118,7 @@ class ShapeRefiner:
         self.splits: dict[Node, tuple[Condition, Condition]] = {}
         self.assumed: dict[Node, bool] = {}  # in a fork: the branch such an If is taken to run
         self.generation = 0  # node inferences so far: what layers above key kept results on
+        self.stamps: dict[Node, int] = {}  # each node's generation when it was last inferred
 
     # ---- public
     def run(self) -> RefineReport:
@@ -200,6 +201,7 @@ class ShapeRefiner:
         other.contradicted = dict(self.contradicted)
         other.splits = dict(self.splits)
         other.assumed = dict(self.assumed)
+        other.stamps = dict(self.stamps)
         other._bindings, other._calls = [], []
         other.touched, other.symbols_memo, other.kept = None, None, {}
         return other
@@ -308,6 +310,7 @@ class ShapeRefiner:
         if self.touched is not None:
             self.touched.add(node)
         self.generation += 1
+        self.stamps[node] = self.generation
         inputs = [self.values.get(v) if v is not None else None for v in node.inputs]
         sig = None
         if node.function is None and node.version is not None:

@@ -48,8 +48,10 @@ def _squeeze_if(compare: str = "Equal", negate: bool = False) -> onnx.ModelProto
         helper.make_node("Unsqueeze", ["y", "a0"], ["seq"]),
         helper.make_node("LSTM", ["seq", "W", "R"], ["out"], hidden_size=8, name="lstm"),
     ]
+    nodes.append(helper.make_node("Relu", ["x"], ["side"], name="side"))  # apart from the If and what follows it
     graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, "t"])],
-                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)], [w, r])  # fmt: skip
+                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, None),
+                               helper.make_tensor_value_info("side", TensorProto.FLOAT, None)], [w, r])  # fmt: skip
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
@@ -84,6 +86,12 @@ def test_the_case_split_leaves_the_analysis_as_it_was(tmp_path: Path) -> None:
     assert {v: x.type for v, x in refiner.values.items()} == types
     assert refiner.findings() == findings and node in refiner.splits and not refiner.assumed
     assert branch_conditions(refiner) is cases  # kept while nothing is inferred again
+    by_name = {n.name: n for n in refiner.contexts}
+    refiner.rerun([by_name["side"]])  # an edit of a node the cases never reached: they stand
+    assert branch_conditions(refiner) is cases
+    refiner.rerun([by_name["lstm"]])  # one they reached: inferred again, to the same answer
+    again = branch_conditions(refiner)
+    assert again is not cases and again == cases
 
 
 def _pool_then_conv(pool_kernel: int, conv_kernel: int) -> onnx.ModelProto:
