@@ -362,18 +362,8 @@ class ShapeRefiner:
             ctx.error("GL399", f"internal error in shape inference ({type(e).__name__}: {e})", severity="warning")
         self._refine_from_values(ctx, node)
         if not self._calls:  # inside a function body, the conditions go to the call
-            pending = self.unifier.conditions
-            if len(pending) > mark:
-                self.conditions[node] = pending[mark:]
-                del pending[mark:]
-            else:
-                self.conditions.pop(node, None)
-            pending = self.unifier.domains
-            if len(pending) > marked:
-                self.domains[node] = pending[marked:]
-                del pending[marked:]
-            else:
-                self.domains.pop(node, None)
+            _take(self.unifier.conditions, mark, self.conditions, node)
+            _take(self.unifier.domains, marked, self.domains, node)
         changed = False
         for i, out in enumerate(node.outputs):
             if out is None:
@@ -682,6 +672,15 @@ class ShapeRefiner:
 
 
 _FLOAT_ELEMS = frozenset({1, 10, 11, 16, 17, 18, 19, 20, 23, 24, 27, 28})  # element types that can hold NaN or inf
+
+
+def _take(pending: list[Condition], mark: int, into: dict[Node, list[Condition]], node: Node) -> None:
+    """The relations a node's inference noted (those after `mark`), moved from the unifier to the node."""
+    if len(pending) > mark:
+        into[node] = pending[mark:]
+        del pending[mark:]
+    else:
+        into.pop(node, None)
 
 
 def _claimed(got: ValueType, declared: ValueType) -> ValueType:
