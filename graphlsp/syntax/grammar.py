@@ -26,7 +26,7 @@ import threading
 from functools import cache
 from typing import Any
 
-from graphlsp.files import cache_dir, digest, keep, read_kept
+from graphlsp.files import cache_dir, digest, keep, read_kept, read_regular_text
 from graphlsp.syntax.lexer import WindowLexer, terminal_words
 from graphlsp.syntax.tokens import BadCharacter, Token
 
@@ -244,8 +244,7 @@ class Parser:
         from graphlsp.syntax.build import TreeBuilder
 
         self.builder = TreeBuilder()
-        with open(grammar_path(), encoding="utf-8") as f:
-            self.grammar = f.read()
+        self.grammar = read_regular_text(grammar_path())
         table, self._lark = _load_table(self.grammar, self.builder)
         try:
             self.actions = _actions(table, self.builder)
