@@ -4,8 +4,11 @@ except in CI (`CI=true`), where a missing resource is a failure."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any, NoReturn
 
 import pytest
@@ -42,6 +45,16 @@ def offline(log: str) -> bool:
     """Does pip's output say the package index could not be reached (rather than that something failed)?"""
     low = log.lower()
     return any(words in low for words in _OFFLINE)
+
+
+def load_tool(name: str) -> ModuleType:
+    """tools/NAME.py as a module (tools/ is no package), registered as NAME."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def shared(*parts: str) -> Path:

@@ -5,26 +5,18 @@ of the node order over those shapes, and the parameters equal the initializer by
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT, SHARED, needs
+from tests.conftest import ROOT, SHARED, load_tool, needs
 
 pytest.importorskip("onnxruntime")
 
 
 def _tool() -> ModuleType:
-    path = ROOT / "tools" / "cost_oracle.py"
-    spec = importlib.util.spec_from_file_location("cost_oracle", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["cost_oracle"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("cost_oracle")
 
 
 MODELS = [

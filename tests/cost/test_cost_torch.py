@@ -5,27 +5,19 @@ exactly."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import load_tool
 
 pytest.importorskip("torch")
 pytest.importorskip("onnxscript")
 
 
 def _tool() -> ModuleType:
-    path = ROOT / "tools" / "cost_torch.py"
-    spec = importlib.util.spec_from_file_location("cost_torch", path)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["cost_torch"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_tool("cost_torch")
 
 
 @pytest.mark.parametrize("name", ["llama_past", "unet"])

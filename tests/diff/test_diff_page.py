@@ -5,30 +5,16 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import onnx
 import pytest
 
 from graphlsp.cli import main
 from tests.conftest import ROOT
-from tests.graphview.browser import Page, launch
+from tests.graphview.browser import Page
 
 CNN = ROOT / "corpus" / "models" / "dynamo_cnn.onnx"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch()
-
-
-@pytest.fixture
-def tab(browser: Any) -> Iterator[Page]:
-    p = Page(browser)
-    yield p
-    p.close()
 
 
 def wait_layout(tab: Page, before: int) -> None:

@@ -91,3 +91,17 @@ class Page:
 
     def close(self) -> None:
         self.page.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for a module's tests (a conftest imports this fixture and `tab`)."""
+    yield from launch()
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[Page]:
+    """A fresh tab for each test."""
+    p = Page(browser)
+    yield p
+    p.close()

@@ -2,21 +2,4 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
-import pytest
-
-from tests.graphview.browser import Page, launch
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    yield from launch()
-
-
-@pytest.fixture
-def tab(browser: Any) -> Iterator[Page]:
-    p = Page(browser)
-    yield p
-    p.close()
+from tests.graphview.browser import browser, tab  # noqa: F401  # fixtures
