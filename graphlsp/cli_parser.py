@@ -57,15 +57,23 @@ def _size_options(parser: argparse.ArgumentParser) -> None:
                         help="check with this shape of a graph input (images=1x3x640x640); repeatable")
 
 
-def _count(text: str) -> int:
-    """argparse's type for -j: a whole number, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value}: must be 0 (one per core) or more")
-    return value
+def _at_least(low: int, note: str = "") -> Callable[[str], int]:
+    """argparse's type for a whole number, `low` or more (`note`: what `low` means)."""
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value}: must be {low}{note} or more")
+        return value
+
+    return whole
+
+
+_count = _at_least(0, " (one per core)")  # -j
+_depth = _at_least(1)  # --depth
 
 
 def _add_check(sub: argparse._SubParsersAction[Any], func: Command) -> None:
@@ -116,17 +124,6 @@ def _add_shapes(sub: argparse._SubParsersAction[Any], func: Command) -> None:
     shapes.add_argument("--format", choices=["text", "json"], default="text")
     _size_options(shapes)
     shapes.set_defaults(func=func)
-
-
-def _depth(text: str) -> int:
-    """argparse's type for --depth: a whole number, 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value}: must be 1 or more")
-    return value
 
 
 def _add_cost(sub: argparse._SubParsersAction[Any], func: Command) -> None:
