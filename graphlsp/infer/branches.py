@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from graphlsp.graph.core import Node
 from graphlsp.infer.conditions import Condition
+from graphlsp.infer.context import InferenceContext
 from graphlsp.infer.refiner import ShapeRefiner
 
 MAX_SPLITS = 8  # Ifs inferred case by case per model (each case re-infers the If's downstream cone once), at most
@@ -72,6 +73,7 @@ def _failing(refiner: ShapeRefiner, node: Node, branch: bool, watched: set[Node]
     return out, len(fork.touched)
 
 
-def _errors(ctx: object) -> set[str]:
-    problems = getattr(ctx, "problems", ())
-    return {p.code for p in problems if p.severity == "error" and p.code not in _NOT_A_FAILURE}
+def _errors(ctx: InferenceContext | None) -> set[str]:
+    if ctx is None:
+        return set()
+    return {p.code for p in ctx.problems if p.severity == "error" and p.code not in _NOT_A_FAILURE}
